@@ -73,7 +73,7 @@
 
 #![deny(missing_docs)]
 
-pub use toolseal_macros::{Args, tool, toolset};
+pub use toolseal_macros::{Args, ToolSet, tool, toolset};
 pub use toolseal_runtime::call::{Annotations, Options, Resolution, ToolInfo, ToolSet};
 pub use toolseal_runtime::check::Coercion;
 pub use toolseal_runtime::dispatch::DispatchError;

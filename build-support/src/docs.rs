@@ -14,9 +14,11 @@ pub(crate) fn doc_attr(text: Option<String>) -> TokenStream {
     quote!(#(#[doc = #lines])*)
 }
 
-/// The strings of the `#[doc]` attributes [`doc_attr`] writes for `text`.
+/// The strings of the `#[doc]` attributes [`doc_attr`] writes for `text`, as the
+/// formatted file holds them (prettyplease writes `///` lines without trailing spaces):
+/// what `#[derive(toolseal::Args)]` reads a description from.
 pub(crate) fn doc_lines(text: Option<&str>) -> Vec<String> {
-    text.map(|t| t.lines().map(|l| format!(" {}", doc_safe(l))).collect()).unwrap_or_default()
+    text.map(|t| t.lines().map(|l| format!(" {}", doc_safe(l)).trim_end_matches(' ').to_owned()).collect()).unwrap_or_default()
 }
 
 /// The docs of an item generated for `s`: its title and description, then a

@@ -87,3 +87,21 @@ pub fn toolset(attr: TokenStream, item: TokenStream) -> TokenStream {
 pub fn derive_args(input: TokenStream) -> TokenStream {
     derive::args(input.into()).into()
 }
+
+/// The sealed set of a registry's tools: an enum with one variant per tool,
+/// holding the tool's arguments (a type deriving [`Args`](derive@Args)), each
+/// variant marked with its tool's canonical definition (RFC 8785, as
+/// `toolseal_build` writes it):
+/// `#[toolseal(definition = r#"{"inputSchema":…,"name":"get-sum"}"#)]`, and
+/// `title = "…"` / `quarantined = "why"` where they apply; on the enum,
+/// `#[toolseal(registry = "file")]` and, when the crate is not `::toolseal`,
+/// `crate = "path"`. It implements `toolseal::ToolSet` (the name table, the
+/// tool table with each definition's digest, resolution by name) and the
+/// inherent `from_json`, `from_json_with`, `from_value`, `name`, `info`,
+/// `argument_schemas`, `definitions`, `definitions_for`, `arguments`, and
+/// `Serialize` to the call object. Generated code derives it; a definition that
+/// is not canonical is a compile error.
+#[proc_macro_derive(ToolSet, attributes(toolseal))]
+pub fn derive_tool_set(input: TokenStream) -> TokenStream {
+    derive::tool_set(input.into()).into()
+}

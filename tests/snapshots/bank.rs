@@ -118,237 +118,27 @@ pub struct FreezeAccountArgs {
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::ToolSet)]
+#[toolseal(registry = "../../examples/transfer_funds/registry/bank.json")]
 pub enum ToolCall {
     /// Transfer money from the user's account to a recipient.
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":true,"idempotentHint":false},"description":"Transfer money from the user's account to a recipient.","inputSchema":{"properties":{"amount":{"description":"Amount to transfer, in the account currency.","exclusiveMinimum":0,"maximum":10000,"type":"number"},"currency":{"default":"EUR","enum":["EUR","USD","GBP"],"type":"string"},"memo":{"maxLength":140,"type":"string"},"recipient_id":{"description":"Opaque account id of the recipient.","pattern":"^acct-[0-9]{1,12}$","type":"string"}},"required":["recipient_id","amount"],"type":"object"},"name":"transfer_funds"}"#
+    )]
     TransferFunds(TransferFundsArgs),
     /// Current balance of one of the user's accounts.
+    #[toolseal(
+        definition = r#"{"annotations":{"readOnlyHint":true},"description":"Current balance of one of the user's accounts.","inputSchema":{"properties":{"account_id":{"pattern":"^acct-[0-9]{1,12}$","type":"string"}},"required":["account_id"],"type":"object"},"name":"get_balance"}"#
+    )]
     GetBalance(GetBalanceArgs),
     /// Recent transactions of an account.
+    #[toolseal(
+        definition = r#"{"annotations":{"readOnlyHint":true},"description":"Recent transactions of an account.","inputSchema":{"properties":{"account_id":{"pattern":"^acct-[0-9]{1,12}$","type":"string"},"limit":{"default":20,"maximum":100,"minimum":1,"type":"integer"},"since":{"format":"date","type":"string"}},"required":["account_id"],"type":"object"},"name":"list_transactions"}"#
+    )]
     ListTransactions(ListTransactionsArgs),
     /// Freeze an account after suspected fraud.
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":true},"description":"Freeze an account after suspected fraud.","inputSchema":{"properties":{"account_id":{"pattern":"^acct-[0-9]{1,12}$","type":"string"},"reason":{"enum":["fraud","lost_card","customer_request"],"type":"string"}},"required":["account_id","reason"],"type":"object"},"name":"freeze_account"}"#
+    )]
     FreezeAccount(FreezeAccountArgs),
 }
-#[allow(unused_imports, clippy::all)]
-const _: () = {
-    use ::toolseal::__private as rt;
-    use ::core::option::Option::{self, None, Some};
-    use ::core::result::Result::{self, Err, Ok};
-    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
-        <ToolCall as rt::ToolSet>::NAMES,
-    );
-    impl rt::ToolSet for ToolCall {
-        const REGISTRY: &'static str = "../../examples/transfer_funds/registry/bank.json";
-        const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo::new(
-                    "transfer_funds",
-                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false},\"description\":\"Transfer money from the user's account to a recipient.\",\"inputSchema\":{\"properties\":{\"amount\":{\"description\":\"Amount to transfer, in the account currency.\",\"exclusiveMinimum\":0,\"maximum\":10000,\"type\":\"number\"},\"currency\":{\"default\":\"EUR\",\"enum\":[\"EUR\",\"USD\",\"GBP\"],\"type\":\"string\"},\"memo\":{\"maxLength\":140,\"type\":\"string\"},\"recipient_id\":{\"description\":\"Opaque account id of the recipient.\",\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"}},\"required\":[\"recipient_id\",\"amount\"],\"type\":\"object\"},\"name\":\"transfer_funds\"}",
-                    "a32ae3bca44f5e250b8640f4eb2d1a2d60add4f042cf51701f1c468edaa3d111",
-                )
-                .description("Transfer money from the user's account to a recipient.")
-                .annotations(rt::Annotations {
-                    destructive_hint: Some(true),
-                    idempotent_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "get_balance",
-                    "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Current balance of one of the user's accounts.\",\"inputSchema\":{\"properties\":{\"account_id\":{\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"}},\"required\":[\"account_id\"],\"type\":\"object\"},\"name\":\"get_balance\"}",
-                    "8ea9af4f91e958ba2363263bec4cc4fd6a745f7d220063907463ba88d09e28be",
-                )
-                .description("Current balance of one of the user's accounts.")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "list_transactions",
-                    "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Recent transactions of an account.\",\"inputSchema\":{\"properties\":{\"account_id\":{\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"},\"limit\":{\"default\":20,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"since\":{\"format\":\"date\",\"type\":\"string\"}},\"required\":[\"account_id\"],\"type\":\"object\"},\"name\":\"list_transactions\"}",
-                    "b8a76df7682ff073d167767c78f9ad061157bd7c92c690b89be0840355358d20",
-                )
-                .description("Recent transactions of an account.")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "freeze_account",
-                    "{\"annotations\":{\"destructiveHint\":true},\"description\":\"Freeze an account after suspected fraud.\",\"inputSchema\":{\"properties\":{\"account_id\":{\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"},\"reason\":{\"enum\":[\"fraud\",\"lost_card\",\"customer_request\"],\"type\":\"string\"}},\"required\":[\"account_id\",\"reason\"],\"type\":\"object\"},\"name\":\"freeze_account\"}",
-                    "7fd91e0d6e3a86fbeed8663157b71145d9e2f0996e74056f21d0be2407b0d732",
-                )
-                .description("Freeze an account after suspected fraud.")
-                .annotations(rt::Annotations {
-                    destructive_hint: Some(true),
-                    ..rt::Annotations::NONE
-                }),
-        ];
-        const NAMES: &'static [&'static str] = &[
-            "freeze_account",
-            "get_balance",
-            "list_transactions",
-            "transfer_funds",
-        ];
-        fn tool_names() -> rt::Names {
-            NAME_TABLE.names()
-        }
-        fn static_name(name: &str) -> Option<&'static str> {
-            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
-        }
-        fn resolve_parts(
-            name: &str,
-            arguments: Option<&rt::Json<'_>>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
-            let root = rt::Path::root();
-            let at = root.key("arguments");
-            let resolved = match NAME_TABLE.get(name) {
-                Some(3) => {
-                    <TransferFundsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::TransferFunds)
-                }
-                Some(1) => {
-                    <GetBalanceArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetBalance)
-                }
-                Some(2) => {
-                    <ListTransactionsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ListTransactions)
-                }
-                Some(0) => {
-                    <FreezeAccountArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::FreezeAccount)
-                }
-                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
-            };
-            resolved.map_err(|r| r.with_tool(name))
-        }
-        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
-            match tool {
-                3 => {
-                    <TransferFundsArgs as rt::FromJson>::read(r).map(Self::TransferFunds)
-                }
-                1 => <GetBalanceArgs as rt::FromJson>::read(r).map(Self::GetBalance),
-                2 => {
-                    <ListTransactionsArgs as rt::FromJson>::read(r)
-                        .map(Self::ListTransactions)
-                }
-                0 => {
-                    <FreezeAccountArgs as rt::FromJson>::read(r).map(Self::FreezeAccount)
-                }
-                _ => None,
-            }
-        }
-        fn name(&self) -> &'static str {
-            match self {
-                Self::TransferFunds(_) => "transfer_funds",
-                Self::GetBalance(_) => "get_balance",
-                Self::ListTransactions(_) => "list_transactions",
-                Self::FreezeAccount(_) => "freeze_account",
-            }
-        }
-    }
-    #[allow(dead_code)]
-    impl ToolCall {
-        /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
-        /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_strict(bytes)
-        }
-        /// Resolves a call object with `options`; the result records any lenient coercion.
-        pub fn from_json_with(
-            bytes: &[u8],
-            options: &rt::Options,
-        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, options)
-        }
-        /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_tree_with(
-                    &rt::Json::from_value(value),
-                    &rt::Options::strict(),
-                )
-                .map(|r| r.call)
-        }
-        /// The tool this call names, as declared in the registry.
-        pub fn name(&self) -> &'static str {
-            <Self as rt::ToolSet>::name(self)
-        }
-        /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static rt::ToolInfo {
-            <Self as rt::ToolSet>::info(self)
-        }
-        /// Each tool's arguments schema as derived from the generated types
-        /// (`schemars`), in registry order: the closed-world schema to show a model.
-        pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, rt::schemars::Schema),
-        > {
-            ::std::vec![
-                ("transfer_funds", rt::root_schema(< TransferFundsArgs as
-                rt::schemars::JsonSchema > ::schema_name, < TransferFundsArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("get_balance",
-                rt::root_schema(< GetBalanceArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GetBalanceArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("list_transactions", rt::root_schema(<
-                ListTransactionsArgs as rt::schemars::JsonSchema > ::schema_name, <
-                ListTransactionsArgs as rt::schemars::JsonSchema > ::json_schema)),
-                ("freeze_account", rt::root_schema(< FreezeAccountArgs as
-                rt::schemars::JsonSchema > ::schema_name, < FreezeAccountArgs as
-                rt::schemars::JsonSchema > ::json_schema)),
-            ]
-        }
-        /// The tools a model may call, as `format`'s request lists them (its `tools`
-        /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, |_| true)
-        }
-        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
-        pub fn definitions_for(
-            format: rt::WireFormat,
-            visible: impl FnMut(&str) -> bool,
-        ) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, visible)
-        }
-        /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> rt::serde_json::Value {
-            match self {
-                Self::TransferFunds(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetBalance(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ListTransactions(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::FreezeAccount(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-            }
-        }
-    }
-    impl rt::serde::Serialize for ToolCall {
-        /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("name", self.name())?;
-            match self {
-                Self::TransferFunds(a) => map.serialize_entry("arguments", a)?,
-                Self::GetBalance(a) => map.serialize_entry("arguments", a)?,
-                Self::ListTransactions(a) => map.serialize_entry("arguments", a)?,
-                Self::FreezeAccount(a) => map.serialize_entry("arguments", a)?,
-            }
-            map.end()
-        }
-    }
-};

@@ -38,183 +38,22 @@ pub struct TypeArgs {}
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::ToolSet)]
+#[toolseal(registry = "../../tests/registries/drift/calc-required.json")]
 pub enum ToolCall {
     /// Adds two integers.
+    #[toolseal(
+        definition = r#"{"description":"Adds two integers.","inputSchema":{"properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"],"type":"object"},"name":"get-sum","outputSchema":{"properties":{"sum":{"type":"integer"}},"required":["sum"],"type":"object"}}"#
+    )]
     GetSum(GetSumArgs),
     /// Repeats a text.
+    #[toolseal(
+        definition = r#"{"description":"Repeats a text.","inputSchema":{"properties":{"lang":{"type":"string"},"shout":{"type":"boolean"},"text":{"type":"string"},"times":{"default":1,"type":"integer"}},"required":["text","lang"],"type":"object"},"name":"echo"}"#
+    )]
     Echo(EchoArgs),
     /// A tool whose name is a Rust keyword.
+    #[toolseal(
+        definition = r#"{"description":"A tool whose name is a Rust keyword.","inputSchema":{"properties":{},"type":"object"},"name":"type"}"#
+    )]
     Type(TypeArgs),
 }
-#[allow(unused_imports, clippy::all)]
-const _: () = {
-    use ::toolseal::__private as rt;
-    use ::core::option::Option::{self, None, Some};
-    use ::core::result::Result::{self, Err, Ok};
-    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
-        <ToolCall as rt::ToolSet>::NAMES,
-    );
-    impl rt::ToolSet for ToolCall {
-        const REGISTRY: &'static str = "../../tests/registries/drift/calc-required.json";
-        const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo::new(
-                    "get-sum",
-                    "{\"description\":\"Adds two integers.\",\"inputSchema\":{\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"get-sum\",\"outputSchema\":{\"properties\":{\"sum\":{\"type\":\"integer\"}},\"required\":[\"sum\"],\"type\":\"object\"}}",
-                    "fdf2ba2f850bd2dc90d4092140a66dcd2f807cb0eae7fc7241ac50b23e3a0fc4",
-                )
-                .description("Adds two integers."),
-            rt::ToolInfo::new(
-                    "echo",
-                    "{\"description\":\"Repeats a text.\",\"inputSchema\":{\"properties\":{\"lang\":{\"type\":\"string\"},\"shout\":{\"type\":\"boolean\"},\"text\":{\"type\":\"string\"},\"times\":{\"default\":1,\"type\":\"integer\"}},\"required\":[\"text\",\"lang\"],\"type\":\"object\"},\"name\":\"echo\"}",
-                    "273e8ec916a85ed55e5997b79c723b1626c6b9f53cb315c828b7b72e1582205e",
-                )
-                .description("Repeats a text."),
-            rt::ToolInfo::new(
-                    "type",
-                    "{\"description\":\"A tool whose name is a Rust keyword.\",\"inputSchema\":{\"properties\":{},\"type\":\"object\"},\"name\":\"type\"}",
-                    "ba4ea09b3ecb270d6fb4763b68cdab09891f406fa0e78fa88c5b019fc3074d21",
-                )
-                .description("A tool whose name is a Rust keyword."),
-        ];
-        const NAMES: &'static [&'static str] = &["echo", "get-sum", "type"];
-        fn tool_names() -> rt::Names {
-            NAME_TABLE.names()
-        }
-        fn static_name(name: &str) -> Option<&'static str> {
-            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
-        }
-        fn resolve_parts(
-            name: &str,
-            arguments: Option<&rt::Json<'_>>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
-            let root = rt::Path::root();
-            let at = root.key("arguments");
-            let resolved = match NAME_TABLE.get(name) {
-                Some(1) => {
-                    <GetSumArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetSum)
-                }
-                Some(0) => {
-                    <EchoArgs as rt::FromJson>::from_json(args, &at, cx).map(Self::Echo)
-                }
-                Some(2) => {
-                    <TypeArgs as rt::FromJson>::from_json(args, &at, cx).map(Self::Type)
-                }
-                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
-            };
-            resolved.map_err(|r| r.with_tool(name))
-        }
-        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
-            match tool {
-                1 => <GetSumArgs as rt::FromJson>::read(r).map(Self::GetSum),
-                0 => <EchoArgs as rt::FromJson>::read(r).map(Self::Echo),
-                2 => <TypeArgs as rt::FromJson>::read(r).map(Self::Type),
-                _ => None,
-            }
-        }
-        fn name(&self) -> &'static str {
-            match self {
-                Self::GetSum(_) => "get-sum",
-                Self::Echo(_) => "echo",
-                Self::Type(_) => "type",
-            }
-        }
-    }
-    #[allow(dead_code)]
-    impl ToolCall {
-        /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
-        /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_strict(bytes)
-        }
-        /// Resolves a call object with `options`; the result records any lenient coercion.
-        pub fn from_json_with(
-            bytes: &[u8],
-            options: &rt::Options,
-        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, options)
-        }
-        /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_tree_with(
-                    &rt::Json::from_value(value),
-                    &rt::Options::strict(),
-                )
-                .map(|r| r.call)
-        }
-        /// The tool this call names, as declared in the registry.
-        pub fn name(&self) -> &'static str {
-            <Self as rt::ToolSet>::name(self)
-        }
-        /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static rt::ToolInfo {
-            <Self as rt::ToolSet>::info(self)
-        }
-        /// Each tool's arguments schema as derived from the generated types
-        /// (`schemars`), in registry order: the closed-world schema to show a model.
-        pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, rt::schemars::Schema),
-        > {
-            ::std::vec![
-                ("get-sum", rt::root_schema(< GetSumArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GetSumArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("echo", rt::root_schema(< EchoArgs as
-                rt::schemars::JsonSchema > ::schema_name, < EchoArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("type", rt::root_schema(<
-                TypeArgs as rt::schemars::JsonSchema > ::schema_name, < TypeArgs as
-                rt::schemars::JsonSchema > ::json_schema)),
-            ]
-        }
-        /// The tools a model may call, as `format`'s request lists them (its `tools`
-        /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, |_| true)
-        }
-        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
-        pub fn definitions_for(
-            format: rt::WireFormat,
-            visible: impl FnMut(&str) -> bool,
-        ) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, visible)
-        }
-        /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> rt::serde_json::Value {
-            match self {
-                Self::GetSum(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Echo(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Type(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-            }
-        }
-    }
-    impl rt::serde::Serialize for ToolCall {
-        /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("name", self.name())?;
-            match self {
-                Self::GetSum(a) => map.serialize_entry("arguments", a)?,
-                Self::Echo(a) => map.serialize_entry("arguments", a)?,
-                Self::Type(a) => map.serialize_entry("arguments", a)?,
-            }
-            map.end()
-        }
-    }
-};

@@ -533,406 +533,72 @@ pub struct Draft07TupleArgs {
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::ToolSet)]
+#[toolseal(registry = "../../tests/registries/keywords.json")]
 pub enum ToolCall {
     /// String keywords: lengths in code points, pattern, formats.
+    #[toolseal(
+        definition = r#"{"description":"String keywords: lengths in code points, pattern, formats.","inputSchema":{"properties":{"bounded":{"maxLength":5,"minLength":2,"type":"string"},"code":{"pattern":"^[A-Z]{3}-\\d{2}$","type":"string"},"day":{"format":"date","type":"string"},"email":{"format":"email","type":"string"},"id":{"format":"uuid","type":"string"},"link":{"format":"uri","type":"string"},"plain":{"type":"string"},"short":{"description":"At most three code points: \"héé\" fits, four bytes or not.","maxLength":3,"type":"string"},"v4":{"format":"ipv4","type":"string"},"v6":{"format":"ipv6","type":"string"},"when":{"format":"date-time","type":"string"}},"required":["plain","code"],"type":"object"},"name":"strings"}"#
+    )]
     Strings(StringsArgs),
     /// The `numbers` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"properties":{"any_number":{"type":"number"},"big":{"type":"integer"},"count":{"maximum":10,"minimum":0,"type":"integer"},"price":{"minimum":0,"multipleOf":0.25,"type":"number"},"ratio":{"exclusiveMaximum":1,"exclusiveMinimum":0,"type":"number"},"signed":{"maximum":5,"minimum":-5,"type":"integer"},"step":{"multipleOf":5,"type":"integer"}},"required":["count"],"type":"object"},"name":"numbers"}"#
+    )]
     Numbers(NumbersArgs),
     /// The `enums_and_consts` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"properties":{"color":{"enum":["red","green","dark-blue","red"],"type":"string"},"kind":{"const":"fixed"},"level":{"enum":[1,2,3],"type":"integer"},"mixed":{"enum":["a",1,null]},"version":{"const":2}},"required":["color","kind"],"type":"object"},"name":"enums_and_consts"}"#
+    )]
     EnumsAndConsts(EnumsAndConstsArgs),
     /// The `arrays` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"properties":{"anything":{"type":"array"},"matrix":{"items":{"items":{"type":"integer"},"type":"array"},"type":"array"},"pair":{"items":false,"prefixItems":[{"type":"string"},{"type":"integer"}],"type":"array"},"point":{"items":{"type":"string"},"prefixItems":[{"type":"number"},{"type":"number"}],"type":"array"},"tags":{"items":{"type":"string"},"maxItems":3,"minItems":1,"type":"array","uniqueItems":true}},"required":["tags"],"type":"object"},"name":"arrays"}"#
+    )]
     Arrays(ArraysArgs),
     /// The `objects` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"properties":{"address":{"properties":{"city":{"type":"string"},"street":{"type":"string"}},"required":["street"],"type":"object"},"counts":{"additionalProperties":{"type":"integer"},"maxProperties":3,"minProperties":1,"type":"object"},"extra_ok":{"additionalProperties":true,"properties":{"a":{"type":"string"}},"type":"object"},"labels":{"additionalProperties":{"maxLength":8,"type":"string"},"type":"object"},"meta":{"description":"Free-form: no properties, no additionalProperties.","type":"object"}},"required":["address"],"type":"object"},"name":"objects"}"#
+    )]
     Objects(ObjectsArgs),
     /// The `unions` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"properties":{"either":{"anyOf":[{"maxLength":3,"type":"string"},{"minimum":0,"type":"integer"}]},"exactly":{"oneOf":[{"multipleOf":2,"type":"integer"},{"multipleOf":3,"type":"integer"}]},"maybe_name":{"type":["string","null"]},"nullable_count":{"anyOf":[{"minimum":1,"type":"integer"},{"type":"null"}]},"shape":{"oneOf":[{"properties":{"radius":{"minimum":0,"type":"number"}},"required":["radius"],"type":"object"},{"properties":{"side":{"minimum":0,"type":"number"}},"required":["side"],"type":"object"}]}},"required":["either"],"type":"object"},"name":"unions"}"#
+    )]
     Unions(UnionsArgs),
     /// The `refs` tool.
+    #[toolseal(
+        definition = r##"{"inputSchema":{"$defs":{"Color":{"enum":["cyan","magenta"],"type":"string"},"Node":{"properties":{"children":{"items":{"$ref":"#/$defs/Node"},"type":"array"},"value":{"type":"integer"}},"required":["value"],"type":"object"}},"properties":{"favorite":{"$ref":"#/$defs/Color","description":"A $ref with an annotation beside it."},"tree":{"$ref":"#/$defs/Node"}},"required":["tree"],"type":"object"},"name":"refs"}"##
+    )]
     Refs(RefsArgs),
     /// The `all_of` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"allOf":[{"properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"a":{"maxLength":4},"b":{"minimum":1,"type":"integer"}}}],"type":"object"},"name":"all_of"}"#
+    )]
     AllOf(AllOfArgs),
     /// The `defaults` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"properties":{"base":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null},"mode":{"default":"fast","enum":["fast","safe"],"type":"string"},"retries":{"default":3,"maximum":5,"minimum":0,"type":"integer"},"tags":{"default":[],"items":{"type":"string"},"type":"array"},"verbose":{"default":false,"type":"boolean"}},"type":"object"},"name":"defaults"}"#
+    )]
     Defaults(DefaultsArgs),
     /// No parameters: closed world rejects {"anything": 1}.
+    #[toolseal(
+        definition = r#"{"description":"No parameters: closed world rejects {\"anything\": 1}.","inputSchema":{"type":"object"},"name":"no_params"}"#
+    )]
     NoParams(NoParamsArgs),
     /// The `odd-names.tool` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"properties":{"2fa":{"type":"string"},"a/b~c":{"type":"string"},"aB":{"type":"string"},"a_b":{"type":"string"},"get-sum":{"type":"integer"},"math.hypot":{"type":"number"},"self":{"type":"boolean"},"type":{"type":"string"}},"required":["type","a/b~c"],"type":"object"},"name":"odd-names.tool"}"#
+    )]
     OddNamesTool(OddNamesToolArgs),
     /// The `open_args` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"type":"integer"},"properties":{"x":{"type":"string"}},"required":["x"],"type":"object"},"name":"open_args"}"#
+    )]
     OpenArgs(OpenArgsArgs),
     /// The `draft07_tuple` tool.
+    #[toolseal(
+        definition = r##"{"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"Level":{"maximum":3,"minimum":1,"type":"integer"}},"properties":{"pair":{"additionalItems":false,"items":[{"type":"string"},{"$ref":"#/definitions/Level"}],"type":"array"}},"required":["pair"],"type":"object"},"name":"draft07_tuple"}"##
+    )]
     Draft07Tuple(Draft07TupleArgs),
 }
-#[allow(unused_imports, clippy::all)]
-const _: () = {
-    use ::toolseal::__private as rt;
-    use ::core::option::Option::{self, None, Some};
-    use ::core::result::Result::{self, Err, Ok};
-    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
-        <ToolCall as rt::ToolSet>::NAMES,
-    );
-    impl rt::ToolSet for ToolCall {
-        const REGISTRY: &'static str = "../../tests/registries/keywords.json";
-        const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo::new(
-                    "strings",
-                    "{\"description\":\"String keywords: lengths in code points, pattern, formats.\",\"inputSchema\":{\"properties\":{\"bounded\":{\"maxLength\":5,\"minLength\":2,\"type\":\"string\"},\"code\":{\"pattern\":\"^[A-Z]{3}-\\\\d{2}$\",\"type\":\"string\"},\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"link\":{\"format\":\"uri\",\"type\":\"string\"},\"plain\":{\"type\":\"string\"},\"short\":{\"description\":\"At most three code points: \\\"héé\\\" fits, four bytes or not.\",\"maxLength\":3,\"type\":\"string\"},\"v4\":{\"format\":\"ipv4\",\"type\":\"string\"},\"v6\":{\"format\":\"ipv6\",\"type\":\"string\"},\"when\":{\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"plain\",\"code\"],\"type\":\"object\"},\"name\":\"strings\"}",
-                    "e04cb58ccf4db384cb574a1940966c270cc6c06cf7f221008734c6257616d0a5",
-                )
-                .description(
-                    "String keywords: lengths in code points, pattern, formats.",
-                ),
-            rt::ToolInfo::new(
-                "numbers",
-                "{\"inputSchema\":{\"properties\":{\"any_number\":{\"type\":\"number\"},\"big\":{\"type\":\"integer\"},\"count\":{\"maximum\":10,\"minimum\":0,\"type\":\"integer\"},\"price\":{\"minimum\":0,\"multipleOf\":0.25,\"type\":\"number\"},\"ratio\":{\"exclusiveMaximum\":1,\"exclusiveMinimum\":0,\"type\":\"number\"},\"signed\":{\"maximum\":5,\"minimum\":-5,\"type\":\"integer\"},\"step\":{\"multipleOf\":5,\"type\":\"integer\"}},\"required\":[\"count\"],\"type\":\"object\"},\"name\":\"numbers\"}",
-                "2731d6b9884f696ba95d1d72aa285539405f69aca99c4963963d142190bf8daa",
-            ),
-            rt::ToolInfo::new(
-                "enums_and_consts",
-                "{\"inputSchema\":{\"properties\":{\"color\":{\"enum\":[\"red\",\"green\",\"dark-blue\",\"red\"],\"type\":\"string\"},\"kind\":{\"const\":\"fixed\"},\"level\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"mixed\":{\"enum\":[\"a\",1,null]},\"version\":{\"const\":2}},\"required\":[\"color\",\"kind\"],\"type\":\"object\"},\"name\":\"enums_and_consts\"}",
-                "89efe21e1fb264eb0b111055c294df95ba962b0c30ea0efc2de7448822a5f244",
-            ),
-            rt::ToolInfo::new(
-                "arrays",
-                "{\"inputSchema\":{\"properties\":{\"anything\":{\"type\":\"array\"},\"matrix\":{\"items\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"type\":\"array\"},\"pair\":{\"items\":false,\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"},\"point\":{\"items\":{\"type\":\"string\"},\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\"}],\"type\":\"array\"},\"tags\":{\"items\":{\"type\":\"string\"},\"maxItems\":3,\"minItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[\"tags\"],\"type\":\"object\"},\"name\":\"arrays\"}",
-                "da457a2042482594c10a73418d8bad2725ff48f14847763c20b4c6c90d83cac3",
-            ),
-            rt::ToolInfo::new(
-                "objects",
-                "{\"inputSchema\":{\"properties\":{\"address\":{\"properties\":{\"city\":{\"type\":\"string\"},\"street\":{\"type\":\"string\"}},\"required\":[\"street\"],\"type\":\"object\"},\"counts\":{\"additionalProperties\":{\"type\":\"integer\"},\"maxProperties\":3,\"minProperties\":1,\"type\":\"object\"},\"extra_ok\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"labels\":{\"additionalProperties\":{\"maxLength\":8,\"type\":\"string\"},\"type\":\"object\"},\"meta\":{\"description\":\"Free-form: no properties, no additionalProperties.\",\"type\":\"object\"}},\"required\":[\"address\"],\"type\":\"object\"},\"name\":\"objects\"}",
-                "1a9afc3130fe19106f4a4c81b96316416858622fc40605ed8c65ce919548fdb8",
-            ),
-            rt::ToolInfo::new(
-                "unions",
-                "{\"inputSchema\":{\"properties\":{\"either\":{\"anyOf\":[{\"maxLength\":3,\"type\":\"string\"},{\"minimum\":0,\"type\":\"integer\"}]},\"exactly\":{\"oneOf\":[{\"multipleOf\":2,\"type\":\"integer\"},{\"multipleOf\":3,\"type\":\"integer\"}]},\"maybe_name\":{\"type\":[\"string\",\"null\"]},\"nullable_count\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"type\":\"null\"}]},\"shape\":{\"oneOf\":[{\"properties\":{\"radius\":{\"minimum\":0,\"type\":\"number\"}},\"required\":[\"radius\"],\"type\":\"object\"},{\"properties\":{\"side\":{\"minimum\":0,\"type\":\"number\"}},\"required\":[\"side\"],\"type\":\"object\"}]}},\"required\":[\"either\"],\"type\":\"object\"},\"name\":\"unions\"}",
-                "4578175d38c9d31d3ef5467bdce94bbf3a157a59e38a6007ae842fb5ddee50e5",
-            ),
-            rt::ToolInfo::new(
-                "refs",
-                "{\"inputSchema\":{\"$defs\":{\"Color\":{\"enum\":[\"cyan\",\"magenta\"],\"type\":\"string\"},\"Node\":{\"properties\":{\"children\":{\"items\":{\"$ref\":\"#/$defs/Node\"},\"type\":\"array\"},\"value\":{\"type\":\"integer\"}},\"required\":[\"value\"],\"type\":\"object\"}},\"properties\":{\"favorite\":{\"$ref\":\"#/$defs/Color\",\"description\":\"A $ref with an annotation beside it.\"},\"tree\":{\"$ref\":\"#/$defs/Node\"}},\"required\":[\"tree\"],\"type\":\"object\"},\"name\":\"refs\"}",
-                "46a7c494108ec10b6a9b0a703eb037c5a1f566091ad7ee08ed7dfed8b13d7de7",
-            ),
-            rt::ToolInfo::new(
-                "all_of",
-                "{\"inputSchema\":{\"allOf\":[{\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"]},{\"properties\":{\"a\":{\"maxLength\":4},\"b\":{\"minimum\":1,\"type\":\"integer\"}}}],\"type\":\"object\"},\"name\":\"all_of\"}",
-                "248259be63a1d2a91e0cdb4e87898a012579ce97829321c3873ea95330451fbe",
-            ),
-            rt::ToolInfo::new(
-                "defaults",
-                "{\"inputSchema\":{\"properties\":{\"base\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null},\"mode\":{\"default\":\"fast\",\"enum\":[\"fast\",\"safe\"],\"type\":\"string\"},\"retries\":{\"default\":3,\"maximum\":5,\"minimum\":0,\"type\":\"integer\"},\"tags\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"verbose\":{\"default\":false,\"type\":\"boolean\"}},\"type\":\"object\"},\"name\":\"defaults\"}",
-                "981f50cbdb1e4f51e3f22e2f1ca84a54392dbc21b0c5681812197a7e19620337",
-            ),
-            rt::ToolInfo::new(
-                    "no_params",
-                    "{\"description\":\"No parameters: closed world rejects {\\\"anything\\\": 1}.\",\"inputSchema\":{\"type\":\"object\"},\"name\":\"no_params\"}",
-                    "2270200c2c3765a2df3922efce4a48305f9efdd7c8bc4965dfcbf18c6d57200c",
-                )
-                .description("No parameters: closed world rejects {\"anything\": 1}."),
-            rt::ToolInfo::new(
-                "odd-names.tool",
-                "{\"inputSchema\":{\"properties\":{\"2fa\":{\"type\":\"string\"},\"a/b~c\":{\"type\":\"string\"},\"aB\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"},\"get-sum\":{\"type\":\"integer\"},\"math.hypot\":{\"type\":\"number\"},\"self\":{\"type\":\"boolean\"},\"type\":{\"type\":\"string\"}},\"required\":[\"type\",\"a/b~c\"],\"type\":\"object\"},\"name\":\"odd-names.tool\"}",
-                "5b0ce1c4ac2c4ce31f3a51ca676a45c58c12f5509b3ffcdb217576d7da28dcba",
-            ),
-            rt::ToolInfo::new(
-                "open_args",
-                "{\"inputSchema\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"x\":{\"type\":\"string\"}},\"required\":[\"x\"],\"type\":\"object\"},\"name\":\"open_args\"}",
-                "97f0c6951c333c69a3f34f91dc2f0d8b5778487e957914666188b0a73c357206",
-            ),
-            rt::ToolInfo::new(
-                "draft07_tuple",
-                "{\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"definitions\":{\"Level\":{\"maximum\":3,\"minimum\":1,\"type\":\"integer\"}},\"properties\":{\"pair\":{\"additionalItems\":false,\"items\":[{\"type\":\"string\"},{\"$ref\":\"#/definitions/Level\"}],\"type\":\"array\"}},\"required\":[\"pair\"],\"type\":\"object\"},\"name\":\"draft07_tuple\"}",
-                "1afeb359a9166fa47505c240ef59737380dfeaccb027dccd3230ae6b3c5fa7ce",
-            ),
-        ];
-        const NAMES: &'static [&'static str] = &[
-            "all_of",
-            "arrays",
-            "defaults",
-            "draft07_tuple",
-            "enums_and_consts",
-            "no_params",
-            "numbers",
-            "objects",
-            "odd-names.tool",
-            "open_args",
-            "refs",
-            "strings",
-            "unions",
-        ];
-        fn tool_names() -> rt::Names {
-            NAME_TABLE.names()
-        }
-        fn static_name(name: &str) -> Option<&'static str> {
-            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
-        }
-        fn resolve_parts(
-            name: &str,
-            arguments: Option<&rt::Json<'_>>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
-            let root = rt::Path::root();
-            let at = root.key("arguments");
-            let resolved = match NAME_TABLE.get(name) {
-                Some(11) => {
-                    <StringsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Strings)
-                }
-                Some(6) => {
-                    <NumbersArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Numbers)
-                }
-                Some(4) => {
-                    <EnumsAndConstsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::EnumsAndConsts)
-                }
-                Some(1) => {
-                    <ArraysArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Arrays)
-                }
-                Some(7) => {
-                    <ObjectsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Objects)
-                }
-                Some(12) => {
-                    <UnionsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Unions)
-                }
-                Some(10) => {
-                    <RefsArgs as rt::FromJson>::from_json(args, &at, cx).map(Self::Refs)
-                }
-                Some(0) => {
-                    <AllOfArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::AllOf)
-                }
-                Some(2) => {
-                    <DefaultsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Defaults)
-                }
-                Some(5) => {
-                    <NoParamsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::NoParams)
-                }
-                Some(8) => {
-                    <OddNamesToolArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::OddNamesTool)
-                }
-                Some(9) => {
-                    <OpenArgsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::OpenArgs)
-                }
-                Some(3) => {
-                    <Draft07TupleArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Draft07Tuple)
-                }
-                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
-            };
-            resolved.map_err(|r| r.with_tool(name))
-        }
-        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
-            match tool {
-                11 => <StringsArgs as rt::FromJson>::read(r).map(Self::Strings),
-                6 => <NumbersArgs as rt::FromJson>::read(r).map(Self::Numbers),
-                4 => {
-                    <EnumsAndConstsArgs as rt::FromJson>::read(r)
-                        .map(Self::EnumsAndConsts)
-                }
-                1 => <ArraysArgs as rt::FromJson>::read(r).map(Self::Arrays),
-                7 => <ObjectsArgs as rt::FromJson>::read(r).map(Self::Objects),
-                12 => <UnionsArgs as rt::FromJson>::read(r).map(Self::Unions),
-                10 => <RefsArgs as rt::FromJson>::read(r).map(Self::Refs),
-                0 => <AllOfArgs as rt::FromJson>::read(r).map(Self::AllOf),
-                2 => <DefaultsArgs as rt::FromJson>::read(r).map(Self::Defaults),
-                5 => <NoParamsArgs as rt::FromJson>::read(r).map(Self::NoParams),
-                8 => <OddNamesToolArgs as rt::FromJson>::read(r).map(Self::OddNamesTool),
-                9 => <OpenArgsArgs as rt::FromJson>::read(r).map(Self::OpenArgs),
-                3 => <Draft07TupleArgs as rt::FromJson>::read(r).map(Self::Draft07Tuple),
-                _ => None,
-            }
-        }
-        fn name(&self) -> &'static str {
-            match self {
-                Self::Strings(_) => "strings",
-                Self::Numbers(_) => "numbers",
-                Self::EnumsAndConsts(_) => "enums_and_consts",
-                Self::Arrays(_) => "arrays",
-                Self::Objects(_) => "objects",
-                Self::Unions(_) => "unions",
-                Self::Refs(_) => "refs",
-                Self::AllOf(_) => "all_of",
-                Self::Defaults(_) => "defaults",
-                Self::NoParams(_) => "no_params",
-                Self::OddNamesTool(_) => "odd-names.tool",
-                Self::OpenArgs(_) => "open_args",
-                Self::Draft07Tuple(_) => "draft07_tuple",
-            }
-        }
-    }
-    #[allow(dead_code)]
-    impl ToolCall {
-        /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
-        /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_strict(bytes)
-        }
-        /// Resolves a call object with `options`; the result records any lenient coercion.
-        pub fn from_json_with(
-            bytes: &[u8],
-            options: &rt::Options,
-        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, options)
-        }
-        /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_tree_with(
-                    &rt::Json::from_value(value),
-                    &rt::Options::strict(),
-                )
-                .map(|r| r.call)
-        }
-        /// The tool this call names, as declared in the registry.
-        pub fn name(&self) -> &'static str {
-            <Self as rt::ToolSet>::name(self)
-        }
-        /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static rt::ToolInfo {
-            <Self as rt::ToolSet>::info(self)
-        }
-        /// Each tool's arguments schema as derived from the generated types
-        /// (`schemars`), in registry order: the closed-world schema to show a model.
-        pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, rt::schemars::Schema),
-        > {
-            ::std::vec![
-                ("strings", rt::root_schema(< StringsArgs as rt::schemars::JsonSchema >
-                ::schema_name, < StringsArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("numbers", rt::root_schema(< NumbersArgs as
-                rt::schemars::JsonSchema > ::schema_name, < NumbersArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("enums_and_consts",
-                rt::root_schema(< EnumsAndConstsArgs as rt::schemars::JsonSchema >
-                ::schema_name, < EnumsAndConstsArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("arrays", rt::root_schema(< ArraysArgs as
-                rt::schemars::JsonSchema > ::schema_name, < ArraysArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("objects", rt::root_schema(<
-                ObjectsArgs as rt::schemars::JsonSchema > ::schema_name, < ObjectsArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("unions", rt::root_schema(<
-                UnionsArgs as rt::schemars::JsonSchema > ::schema_name, < UnionsArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("refs", rt::root_schema(<
-                RefsArgs as rt::schemars::JsonSchema > ::schema_name, < RefsArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("all_of", rt::root_schema(<
-                AllOfArgs as rt::schemars::JsonSchema > ::schema_name, < AllOfArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("defaults",
-                rt::root_schema(< DefaultsArgs as rt::schemars::JsonSchema >
-                ::schema_name, < DefaultsArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("no_params", rt::root_schema(< NoParamsArgs as
-                rt::schemars::JsonSchema > ::schema_name, < NoParamsArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("odd-names.tool",
-                rt::root_schema(< OddNamesToolArgs as rt::schemars::JsonSchema >
-                ::schema_name, < OddNamesToolArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("open_args", rt::root_schema(< OpenArgsArgs as
-                rt::schemars::JsonSchema > ::schema_name, < OpenArgsArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("draft07_tuple",
-                rt::root_schema(< Draft07TupleArgs as rt::schemars::JsonSchema >
-                ::schema_name, < Draft07TupleArgs as rt::schemars::JsonSchema >
-                ::json_schema)),
-            ]
-        }
-        /// The tools a model may call, as `format`'s request lists them (its `tools`
-        /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, |_| true)
-        }
-        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
-        pub fn definitions_for(
-            format: rt::WireFormat,
-            visible: impl FnMut(&str) -> bool,
-        ) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, visible)
-        }
-        /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> rt::serde_json::Value {
-            match self {
-                Self::Strings(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Numbers(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::EnumsAndConsts(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Arrays(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Objects(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Unions(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Refs(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::AllOf(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Defaults(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::NoParams(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::OddNamesTool(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::OpenArgs(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Draft07Tuple(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-            }
-        }
-    }
-    impl rt::serde::Serialize for ToolCall {
-        /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("name", self.name())?;
-            match self {
-                Self::Strings(a) => map.serialize_entry("arguments", a)?,
-                Self::Numbers(a) => map.serialize_entry("arguments", a)?,
-                Self::EnumsAndConsts(a) => map.serialize_entry("arguments", a)?,
-                Self::Arrays(a) => map.serialize_entry("arguments", a)?,
-                Self::Objects(a) => map.serialize_entry("arguments", a)?,
-                Self::Unions(a) => map.serialize_entry("arguments", a)?,
-                Self::Refs(a) => map.serialize_entry("arguments", a)?,
-                Self::AllOf(a) => map.serialize_entry("arguments", a)?,
-                Self::Defaults(a) => map.serialize_entry("arguments", a)?,
-                Self::NoParams(a) => map.serialize_entry("arguments", a)?,
-                Self::OddNamesTool(a) => map.serialize_entry("arguments", a)?,
-                Self::OpenArgs(a) => map.serialize_entry("arguments", a)?,
-                Self::Draft07Tuple(a) => map.serialize_entry("arguments", a)?,
-            }
-            map.end()
-        }
-    }
-};

@@ -205,488 +205,67 @@ pub struct GitStatusArgs {
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::ToolSet)]
+#[toolseal(registry = "../../tests/registries/mcp/mcp-server-git.json")]
 pub enum ToolCall {
     /// Adds file contents to the staging area
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Adds file contents to the staging area","inputSchema":{"properties":{"files":{"items":{"type":"string"},"minItems":1,"title":"Files","type":"array"},"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path","files"],"title":"addArguments","type":"object"},"name":"git_add"}"#
+    )]
     GitAdd(GitAddArgs),
     /// List Git branches
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"List Git branches","inputSchema":{"properties":{"branch_type":{"description":"Whether to list local branches ('local'), remote branches ('remote') or all branches('all').","title":"Branch Type","type":"string"},"contains":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"The commit sha that branch should contain. Do not pass anything to this param if no commit sha is specified","title":"Contains"},"not_contains":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"The commit sha that branch should NOT contain. Do not pass anything to this param if no commit sha is specified","title":"Not Contains"},"repo_path":{"description":"The path to the Git repository.","title":"Repo Path","type":"string"}},"required":["repo_path","branch_type"],"title":"branchArguments","type":"object"},"name":"git_branch"}"#
+    )]
     GitBranch(GitBranchArgs),
     /// Switches branches
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Switches branches","inputSchema":{"properties":{"branch_name":{"title":"Branch Name","type":"string"},"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path","branch_name"],"title":"checkoutArguments","type":"object"},"name":"git_checkout"}"#
+    )]
     GitCheckout(GitCheckoutArgs),
     /// Records changes to the repository
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Records changes to the repository","inputSchema":{"properties":{"message":{"title":"Message","type":"string"},"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path","message"],"title":"commitArguments","type":"object"},"name":"git_commit"}"#
+    )]
     GitCommit(GitCommitArgs),
     /// Creates a new branch from an optional base branch
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Creates a new branch from an optional base branch","inputSchema":{"properties":{"base_branch":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Base Branch"},"branch_name":{"title":"Branch Name","type":"string"},"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path","branch_name"],"title":"create_branchArguments","type":"object"},"name":"git_create_branch"}"#
+    )]
     GitCreateBranch(GitCreateBranchArgs),
     /// Shows differences between branches or commits
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Shows differences between branches or commits","inputSchema":{"properties":{"context_lines":{"default":3,"title":"Context Lines","type":"integer"},"repo_path":{"title":"Repo Path","type":"string"},"target":{"title":"Target","type":"string"}},"required":["repo_path","target"],"title":"diffArguments","type":"object"},"name":"git_diff"}"#
+    )]
     GitDiff(GitDiffArgs),
     /// Shows changes that are staged for commit
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Shows changes that are staged for commit","inputSchema":{"properties":{"context_lines":{"default":3,"title":"Context Lines","type":"integer"},"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path"],"title":"diff_stagedArguments","type":"object"},"name":"git_diff_staged"}"#
+    )]
     GitDiffStaged(GitDiffStagedArgs),
     /// Shows changes in the working directory that are not yet staged
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Shows changes in the working directory that are not yet staged","inputSchema":{"properties":{"context_lines":{"default":3,"title":"Context Lines","type":"integer"},"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path"],"title":"diff_unstagedArguments","type":"object"},"name":"git_diff_unstaged"}"#
+    )]
     GitDiffUnstaged(GitDiffUnstagedArgs),
     /// Shows the commit logs
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Shows the commit logs","inputSchema":{"properties":{"end_timestamp":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"End timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')","title":"End Timestamp"},"max_count":{"default":10,"title":"Max Count","type":"integer"},"repo_path":{"title":"Repo Path","type":"string"},"start_timestamp":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"Start timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')","title":"Start Timestamp"}},"required":["repo_path"],"title":"logArguments","type":"object"},"name":"git_log"}"#
+    )]
     GitLog(GitLogArgs),
     /// Unstages all staged changes
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Unstages all staged changes","inputSchema":{"properties":{"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path"],"title":"resetArguments","type":"object"},"name":"git_reset"}"#
+    )]
     GitReset(GitResetArgs),
     /// Shows the contents of a commit, or of a file or directory given as \<revision\>:\<path\>
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Shows the contents of a commit, or of a file or directory given as <revision>:<path>","inputSchema":{"properties":{"repo_path":{"title":"Repo Path","type":"string"},"revision":{"title":"Revision","type":"string"}},"required":["repo_path","revision"],"title":"showArguments","type":"object"},"name":"git_show"}"#
+    )]
     GitShow(GitShowArgs),
     /// Shows the working tree status
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Shows the working tree status","inputSchema":{"properties":{"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path"],"title":"statusArguments","type":"object"},"name":"git_status"}"#
+    )]
     GitStatus(GitStatusArgs),
 }
-#[allow(unused_imports, clippy::all)]
-const _: () = {
-    use ::toolseal::__private as rt;
-    use ::core::option::Option::{self, None, Some};
-    use ::core::result::Result::{self, Err, Ok};
-    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
-        <ToolCall as rt::ToolSet>::NAMES,
-    );
-    impl rt::ToolSet for ToolCall {
-        const REGISTRY: &'static str = "../../tests/registries/mcp/mcp-server-git.json";
-        const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo::new(
-                    "git_add",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Adds file contents to the staging area\",\"inputSchema\":{\"properties\":{\"files\":{\"items\":{\"type\":\"string\"},\"minItems\":1,\"title\":\"Files\",\"type\":\"array\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"files\"],\"title\":\"addArguments\",\"type\":\"object\"},\"name\":\"git_add\"}",
-                    "d430ba8e7976ab83fb756af670a413304bcd56cb379e0478f34aeb481862247e",
-                )
-                .description("Adds file contents to the staging area")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "git_branch",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"List Git branches\",\"inputSchema\":{\"properties\":{\"branch_type\":{\"description\":\"Whether to list local branches ('local'), remote branches ('remote') or all branches('all').\",\"title\":\"Branch Type\",\"type\":\"string\"},\"contains\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"The commit sha that branch should contain. Do not pass anything to this param if no commit sha is specified\",\"title\":\"Contains\"},\"not_contains\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"The commit sha that branch should NOT contain. Do not pass anything to this param if no commit sha is specified\",\"title\":\"Not Contains\"},\"repo_path\":{\"description\":\"The path to the Git repository.\",\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"branch_type\"],\"title\":\"branchArguments\",\"type\":\"object\"},\"name\":\"git_branch\"}",
-                    "550b4e6ff4797a1d5f344552509560d5530d19b70953dacef21c7a72a827ea5f",
-                )
-                .description("List Git branches")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "git_checkout",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Switches branches\",\"inputSchema\":{\"properties\":{\"branch_name\":{\"title\":\"Branch Name\",\"type\":\"string\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"branch_name\"],\"title\":\"checkoutArguments\",\"type\":\"object\"},\"name\":\"git_checkout\"}",
-                    "80b7a71445abcc6ba4aed6d77eedd007967dcd6b5aaf949264dee16f6afaebc8",
-                )
-                .description("Switches branches")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(false),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "git_commit",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Records changes to the repository\",\"inputSchema\":{\"properties\":{\"message\":{\"title\":\"Message\",\"type\":\"string\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"message\"],\"title\":\"commitArguments\",\"type\":\"object\"},\"name\":\"git_commit\"}",
-                    "b4db65adb05d1b666825d6d936dffcec239f5fcf80000e602dfe085a43f13eac",
-                )
-                .description("Records changes to the repository")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(false),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "git_create_branch",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Creates a new branch from an optional base branch\",\"inputSchema\":{\"properties\":{\"base_branch\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Base Branch\"},\"branch_name\":{\"title\":\"Branch Name\",\"type\":\"string\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"branch_name\"],\"title\":\"create_branchArguments\",\"type\":\"object\"},\"name\":\"git_create_branch\"}",
-                    "9cbd1387433ffd3d285bec7e60ef5cf8bd7ffeac8770a64228bca91542cf17e7",
-                )
-                .description("Creates a new branch from an optional base branch")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(false),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "git_diff",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows differences between branches or commits\",\"inputSchema\":{\"properties\":{\"context_lines\":{\"default\":3,\"title\":\"Context Lines\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"},\"target\":{\"title\":\"Target\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"target\"],\"title\":\"diffArguments\",\"type\":\"object\"},\"name\":\"git_diff\"}",
-                    "9403cbeb9e4f919d2903c1b03667e255cb9980b4ce6dac14a8a4ce89181cb8b0",
-                )
-                .description("Shows differences between branches or commits")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "git_diff_staged",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows changes that are staged for commit\",\"inputSchema\":{\"properties\":{\"context_lines\":{\"default\":3,\"title\":\"Context Lines\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"diff_stagedArguments\",\"type\":\"object\"},\"name\":\"git_diff_staged\"}",
-                    "6f44344981e80c751c53909eece270e623b6b6c30e3a219c9b2854747f950236",
-                )
-                .description("Shows changes that are staged for commit")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "git_diff_unstaged",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows changes in the working directory that are not yet staged\",\"inputSchema\":{\"properties\":{\"context_lines\":{\"default\":3,\"title\":\"Context Lines\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"diff_unstagedArguments\",\"type\":\"object\"},\"name\":\"git_diff_unstaged\"}",
-                    "1a945262e45b2ce3dfed6a894b0544555da45277bdb03c96f5280e31afa5b40b",
-                )
-                .description(
-                    "Shows changes in the working directory that are not yet staged",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "git_log",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows the commit logs\",\"inputSchema\":{\"properties\":{\"end_timestamp\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"End timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')\",\"title\":\"End Timestamp\"},\"max_count\":{\"default\":10,\"title\":\"Max Count\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"},\"start_timestamp\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"Start timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')\",\"title\":\"Start Timestamp\"}},\"required\":[\"repo_path\"],\"title\":\"logArguments\",\"type\":\"object\"},\"name\":\"git_log\"}",
-                    "1290c03d00f9d436b0b6428f174ab575110ec754ded3d1f3e8f7f062ec5a3fcb",
-                )
-                .description("Shows the commit logs")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "git_reset",
-                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Unstages all staged changes\",\"inputSchema\":{\"properties\":{\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"resetArguments\",\"type\":\"object\"},\"name\":\"git_reset\"}",
-                    "a41d16d982b8c6bd6f33154a7b2e4f9059a7546670ba3f5f79497fd547ea6f91",
-                )
-                .description("Unstages all staged changes")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(true),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "git_show",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows the contents of a commit, or of a file or directory given as <revision>:<path>\",\"inputSchema\":{\"properties\":{\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"},\"revision\":{\"title\":\"Revision\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"revision\"],\"title\":\"showArguments\",\"type\":\"object\"},\"name\":\"git_show\"}",
-                    "654006b9827b7511720744f5a942d8ef256051a84651e5060aae4dbe91a45661",
-                )
-                .description(
-                    "Shows the contents of a commit, or of a file or directory given as <revision>:<path>",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "git_status",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows the working tree status\",\"inputSchema\":{\"properties\":{\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"statusArguments\",\"type\":\"object\"},\"name\":\"git_status\"}",
-                    "b1cc7c37146eb6b9c40753dd82d0c8404b1b3572a8603ea6ff8ae859893fa8eb",
-                )
-                .description("Shows the working tree status")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-        ];
-        const NAMES: &'static [&'static str] = &[
-            "git_add",
-            "git_branch",
-            "git_checkout",
-            "git_commit",
-            "git_create_branch",
-            "git_diff",
-            "git_diff_staged",
-            "git_diff_unstaged",
-            "git_log",
-            "git_reset",
-            "git_show",
-            "git_status",
-        ];
-        fn tool_names() -> rt::Names {
-            NAME_TABLE.names()
-        }
-        fn static_name(name: &str) -> Option<&'static str> {
-            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
-        }
-        fn resolve_parts(
-            name: &str,
-            arguments: Option<&rt::Json<'_>>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
-            let root = rt::Path::root();
-            let at = root.key("arguments");
-            let resolved = match NAME_TABLE.get(name) {
-                Some(0) => {
-                    <GitAddArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GitAdd)
-                }
-                Some(1) => {
-                    <GitBranchArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GitBranch)
-                }
-                Some(2) => {
-                    <GitCheckoutArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GitCheckout)
-                }
-                Some(3) => {
-                    <GitCommitArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GitCommit)
-                }
-                Some(4) => {
-                    <GitCreateBranchArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GitCreateBranch)
-                }
-                Some(5) => {
-                    <GitDiffArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GitDiff)
-                }
-                Some(6) => {
-                    <GitDiffStagedArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GitDiffStaged)
-                }
-                Some(7) => {
-                    <GitDiffUnstagedArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GitDiffUnstaged)
-                }
-                Some(8) => {
-                    <GitLogArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GitLog)
-                }
-                Some(9) => {
-                    <GitResetArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GitReset)
-                }
-                Some(10) => {
-                    <GitShowArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GitShow)
-                }
-                Some(11) => {
-                    <GitStatusArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GitStatus)
-                }
-                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
-            };
-            resolved.map_err(|r| r.with_tool(name))
-        }
-        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
-            match tool {
-                0 => <GitAddArgs as rt::FromJson>::read(r).map(Self::GitAdd),
-                1 => <GitBranchArgs as rt::FromJson>::read(r).map(Self::GitBranch),
-                2 => <GitCheckoutArgs as rt::FromJson>::read(r).map(Self::GitCheckout),
-                3 => <GitCommitArgs as rt::FromJson>::read(r).map(Self::GitCommit),
-                4 => {
-                    <GitCreateBranchArgs as rt::FromJson>::read(r)
-                        .map(Self::GitCreateBranch)
-                }
-                5 => <GitDiffArgs as rt::FromJson>::read(r).map(Self::GitDiff),
-                6 => {
-                    <GitDiffStagedArgs as rt::FromJson>::read(r).map(Self::GitDiffStaged)
-                }
-                7 => {
-                    <GitDiffUnstagedArgs as rt::FromJson>::read(r)
-                        .map(Self::GitDiffUnstaged)
-                }
-                8 => <GitLogArgs as rt::FromJson>::read(r).map(Self::GitLog),
-                9 => <GitResetArgs as rt::FromJson>::read(r).map(Self::GitReset),
-                10 => <GitShowArgs as rt::FromJson>::read(r).map(Self::GitShow),
-                11 => <GitStatusArgs as rt::FromJson>::read(r).map(Self::GitStatus),
-                _ => None,
-            }
-        }
-        fn name(&self) -> &'static str {
-            match self {
-                Self::GitAdd(_) => "git_add",
-                Self::GitBranch(_) => "git_branch",
-                Self::GitCheckout(_) => "git_checkout",
-                Self::GitCommit(_) => "git_commit",
-                Self::GitCreateBranch(_) => "git_create_branch",
-                Self::GitDiff(_) => "git_diff",
-                Self::GitDiffStaged(_) => "git_diff_staged",
-                Self::GitDiffUnstaged(_) => "git_diff_unstaged",
-                Self::GitLog(_) => "git_log",
-                Self::GitReset(_) => "git_reset",
-                Self::GitShow(_) => "git_show",
-                Self::GitStatus(_) => "git_status",
-            }
-        }
-    }
-    #[allow(dead_code)]
-    impl ToolCall {
-        /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
-        /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_strict(bytes)
-        }
-        /// Resolves a call object with `options`; the result records any lenient coercion.
-        pub fn from_json_with(
-            bytes: &[u8],
-            options: &rt::Options,
-        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, options)
-        }
-        /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_tree_with(
-                    &rt::Json::from_value(value),
-                    &rt::Options::strict(),
-                )
-                .map(|r| r.call)
-        }
-        /// The tool this call names, as declared in the registry.
-        pub fn name(&self) -> &'static str {
-            <Self as rt::ToolSet>::name(self)
-        }
-        /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static rt::ToolInfo {
-            <Self as rt::ToolSet>::info(self)
-        }
-        /// Each tool's arguments schema as derived from the generated types
-        /// (`schemars`), in registry order: the closed-world schema to show a model.
-        pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, rt::schemars::Schema),
-        > {
-            ::std::vec![
-                ("git_add", rt::root_schema(< GitAddArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GitAddArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("git_branch", rt::root_schema(< GitBranchArgs as
-                rt::schemars::JsonSchema > ::schema_name, < GitBranchArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("git_checkout",
-                rt::root_schema(< GitCheckoutArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GitCheckoutArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("git_commit", rt::root_schema(< GitCommitArgs as
-                rt::schemars::JsonSchema > ::schema_name, < GitCommitArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("git_create_branch",
-                rt::root_schema(< GitCreateBranchArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GitCreateBranchArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("git_diff", rt::root_schema(< GitDiffArgs as
-                rt::schemars::JsonSchema > ::schema_name, < GitDiffArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("git_diff_staged",
-                rt::root_schema(< GitDiffStagedArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GitDiffStagedArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("git_diff_unstaged", rt::root_schema(<
-                GitDiffUnstagedArgs as rt::schemars::JsonSchema > ::schema_name, <
-                GitDiffUnstagedArgs as rt::schemars::JsonSchema > ::json_schema)),
-                ("git_log", rt::root_schema(< GitLogArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GitLogArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("git_reset", rt::root_schema(< GitResetArgs as
-                rt::schemars::JsonSchema > ::schema_name, < GitResetArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("git_show",
-                rt::root_schema(< GitShowArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GitShowArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("git_status", rt::root_schema(< GitStatusArgs as
-                rt::schemars::JsonSchema > ::schema_name, < GitStatusArgs as
-                rt::schemars::JsonSchema > ::json_schema)),
-            ]
-        }
-        /// The tools a model may call, as `format`'s request lists them (its `tools`
-        /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, |_| true)
-        }
-        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
-        pub fn definitions_for(
-            format: rt::WireFormat,
-            visible: impl FnMut(&str) -> bool,
-        ) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, visible)
-        }
-        /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> rt::serde_json::Value {
-            match self {
-                Self::GitAdd(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GitBranch(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GitCheckout(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GitCommit(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GitCreateBranch(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GitDiff(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GitDiffStaged(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GitDiffUnstaged(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GitLog(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GitReset(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GitShow(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GitStatus(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-            }
-        }
-    }
-    impl rt::serde::Serialize for ToolCall {
-        /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("name", self.name())?;
-            match self {
-                Self::GitAdd(a) => map.serialize_entry("arguments", a)?,
-                Self::GitBranch(a) => map.serialize_entry("arguments", a)?,
-                Self::GitCheckout(a) => map.serialize_entry("arguments", a)?,
-                Self::GitCommit(a) => map.serialize_entry("arguments", a)?,
-                Self::GitCreateBranch(a) => map.serialize_entry("arguments", a)?,
-                Self::GitDiff(a) => map.serialize_entry("arguments", a)?,
-                Self::GitDiffStaged(a) => map.serialize_entry("arguments", a)?,
-                Self::GitDiffUnstaged(a) => map.serialize_entry("arguments", a)?,
-                Self::GitLog(a) => map.serialize_entry("arguments", a)?,
-                Self::GitReset(a) => map.serialize_entry("arguments", a)?,
-                Self::GitShow(a) => map.serialize_entry("arguments", a)?,
-                Self::GitStatus(a) => map.serialize_entry("arguments", a)?,
-            }
-            map.end()
-        }
-    }
-};

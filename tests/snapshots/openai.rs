@@ -22,165 +22,17 @@ pub struct GetTimeArgs {}
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::ToolSet)]
+#[toolseal(registry = "../../tests/registries/formats/openai.json")]
 pub enum ToolCall {
     /// Get current temperature for a given location.
+    #[toolseal(
+        definition = r#"{"description":"Get current temperature for a given location.","inputSchema":{"additionalProperties":false,"properties":{"location":{"description":"City and country e.g. Bogotá, Colombia","type":"string"},"units":{"enum":["celsius","fahrenheit",null],"type":["string","null"]}},"required":["location","units"],"type":"object"},"name":"get_weather"}"#
+    )]
     GetWeather(GetWeatherArgs),
     /// Current time; takes no arguments.
+    #[toolseal(
+        definition = r#"{"description":"Current time; takes no arguments.","inputSchema":{"type":"object"},"name":"get_time"}"#
+    )]
     GetTime(GetTimeArgs),
 }
-#[allow(unused_imports, clippy::all)]
-const _: () = {
-    use ::toolseal::__private as rt;
-    use ::core::option::Option::{self, None, Some};
-    use ::core::result::Result::{self, Err, Ok};
-    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
-        <ToolCall as rt::ToolSet>::NAMES,
-    );
-    impl rt::ToolSet for ToolCall {
-        const REGISTRY: &'static str = "../../tests/registries/formats/openai.json";
-        const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo::new(
-                    "get_weather",
-                    "{\"description\":\"Get current temperature for a given location.\",\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"location\":{\"description\":\"City and country e.g. Bogotá, Colombia\",\"type\":\"string\"},\"units\":{\"enum\":[\"celsius\",\"fahrenheit\",null],\"type\":[\"string\",\"null\"]}},\"required\":[\"location\",\"units\"],\"type\":\"object\"},\"name\":\"get_weather\"}",
-                    "fac57c78accea641465d95d4ec55b341f586c9c0a9dbd5a50cf74749016643d9",
-                )
-                .description("Get current temperature for a given location."),
-            rt::ToolInfo::new(
-                    "get_time",
-                    "{\"description\":\"Current time; takes no arguments.\",\"inputSchema\":{\"type\":\"object\"},\"name\":\"get_time\"}",
-                    "fc7420fd79691fc04904fc9de5de148183fd497ad85d730d25f3025a40cab753",
-                )
-                .description("Current time; takes no arguments."),
-        ];
-        const NAMES: &'static [&'static str] = &["get_time", "get_weather"];
-        fn tool_names() -> rt::Names {
-            NAME_TABLE.names()
-        }
-        fn static_name(name: &str) -> Option<&'static str> {
-            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
-        }
-        fn resolve_parts(
-            name: &str,
-            arguments: Option<&rt::Json<'_>>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
-            let root = rt::Path::root();
-            let at = root.key("arguments");
-            let resolved = match NAME_TABLE.get(name) {
-                Some(1) => {
-                    <GetWeatherArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetWeather)
-                }
-                Some(0) => {
-                    <GetTimeArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetTime)
-                }
-                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
-            };
-            resolved.map_err(|r| r.with_tool(name))
-        }
-        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
-            match tool {
-                1 => <GetWeatherArgs as rt::FromJson>::read(r).map(Self::GetWeather),
-                0 => <GetTimeArgs as rt::FromJson>::read(r).map(Self::GetTime),
-                _ => None,
-            }
-        }
-        fn name(&self) -> &'static str {
-            match self {
-                Self::GetWeather(_) => "get_weather",
-                Self::GetTime(_) => "get_time",
-            }
-        }
-    }
-    #[allow(dead_code)]
-    impl ToolCall {
-        /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
-        /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_strict(bytes)
-        }
-        /// Resolves a call object with `options`; the result records any lenient coercion.
-        pub fn from_json_with(
-            bytes: &[u8],
-            options: &rt::Options,
-        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, options)
-        }
-        /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_tree_with(
-                    &rt::Json::from_value(value),
-                    &rt::Options::strict(),
-                )
-                .map(|r| r.call)
-        }
-        /// The tool this call names, as declared in the registry.
-        pub fn name(&self) -> &'static str {
-            <Self as rt::ToolSet>::name(self)
-        }
-        /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static rt::ToolInfo {
-            <Self as rt::ToolSet>::info(self)
-        }
-        /// Each tool's arguments schema as derived from the generated types
-        /// (`schemars`), in registry order: the closed-world schema to show a model.
-        pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, rt::schemars::Schema),
-        > {
-            ::std::vec![
-                ("get_weather", rt::root_schema(< GetWeatherArgs as
-                rt::schemars::JsonSchema > ::schema_name, < GetWeatherArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("get_time",
-                rt::root_schema(< GetTimeArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GetTimeArgs as rt::schemars::JsonSchema >
-                ::json_schema)),
-            ]
-        }
-        /// The tools a model may call, as `format`'s request lists them (its `tools`
-        /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, |_| true)
-        }
-        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
-        pub fn definitions_for(
-            format: rt::WireFormat,
-            visible: impl FnMut(&str) -> bool,
-        ) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, visible)
-        }
-        /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> rt::serde_json::Value {
-            match self {
-                Self::GetWeather(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetTime(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-            }
-        }
-    }
-    impl rt::serde::Serialize for ToolCall {
-        /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("name", self.name())?;
-            match self {
-                Self::GetWeather(a) => map.serialize_entry("arguments", a)?,
-                Self::GetTime(a) => map.serialize_entry("arguments", a)?,
-            }
-            map.end()
-        }
-    }
-};

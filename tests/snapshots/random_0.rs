@@ -911,445 +911,82 @@ pub struct Random014Args {
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::ToolSet)]
+#[toolseal(registry = "../../tests/registries/random/random-0.json")]
 pub enum ToolCall {
     /// The `random_0_0` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"anyOf":[{"additionalProperties":true,"properties":{"a":{"type":"null"},"b":{"const":2},"c":{"items":{"minLength":0,"type":"string"},"maxItems":1,"type":"array"}},"required":[],"type":"object"},{"enum":["x","y",1,null]}]},"properties":{},"required":[],"type":"object"},"name":"random_0_0"}"#
+    )]
     Random00(Random00Args),
     /// The `random_0_1` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":true,"properties":{"a":{"additionalProperties":true,"properties":{"a":{"additionalProperties":true,"properties":{},"required":[],"type":"object"},"b":{"oneOf":[{"enum":["red","green"]},{"maxLength":3,"type":["string","null"]}]},"c":{"type":"boolean"}},"required":["a","c"],"type":"object"}},"required":[],"type":"object"},"name":"random_0_1"}"#
+    )]
     Random01(Random01Args),
     /// The `random_0_2` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"additionalProperties":{"additionalProperties":{"type":"null"},"properties":{"a":{"type":"boolean"},"b":{"enum":["red","green"]}},"required":["a"],"type":"object"},"properties":{"a":{"type":"null"},"b":{"additionalProperties":true,"properties":{"a":{"oneOf":[{"exclusiveMinimum":-1.5,"maximum":1,"type":"number"},{"type":"null"}]},"b":{"maxLength":3,"type":["string","null"]},"c":{"additionalProperties":{"const":2},"properties":{"a":{"type":"boolean"},"b":{"maxLength":3,"type":["string","null"]},"c":{"maximum":6,"type":"integer"}},"required":["a"],"type":"object"}},"required":["a"],"type":"object"},"c":{"maxLength":5,"pattern":"^[a-z]+$","type":"string"}},"required":["c"],"type":"object"},"properties":{"a":{"items":{"anyOf":[{"maxLength":3,"type":["string","null"]},{"enum":["red","green"]},{"type":"boolean"}]},"maxItems":2,"type":"array","uniqueItems":true},"b":{"additionalProperties":{"additionalProperties":true,"properties":{},"required":[],"type":"object"},"properties":{"a":{"items":{"const":2},"minItems":0,"type":"array","uniqueItems":true}},"required":[],"type":"object"}},"required":[],"type":"object"},"name":"random_0_2"}"#
+    )]
     Random02(Random02Args),
     /// The `random_0_3` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"anyOf":[{"additionalProperties":{"maxLength":3,"type":["string","null"]},"properties":{"a":{"type":"boolean"},"b":{},"c":{"type":"boolean"}},"required":[],"type":"object"},{"additionalProperties":{"maximum":1,"type":"number"},"properties":{"a":{"type":"boolean"},"b":{"maxLength":3,"type":["string","null"]},"c":{"maximum":1,"minimum":-2,"type":"integer"}},"required":["c"],"type":"object"}]},"properties":{"a":{"items":{"type":"boolean"},"maxItems":2,"minItems":0,"type":"array"},"b":{"anyOf":[{"multipleOf":3,"type":"integer"},{"oneOf":[{"type":"boolean"},{"enum":["red","green"]}]},{"anyOf":[{"enum":["x","y",1,null]},{"enum":["x","y",1,null]},{}]}]}},"required":["a","b"],"type":"object"},"name":"random_0_3"}"#
+    )]
     Random03(Random03Args),
     /// The `random_0_4` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"items":{"multipleOf":3,"type":"integer"},"type":"array"},"properties":{"a":{"items":{"enum":["red","green"]},"maxItems":1,"minItems":1,"type":"array"},"b":{"additionalProperties":true,"properties":{"a":{"type":"boolean"},"b":{"oneOf":[{},{"type":"boolean"}]}},"required":[],"type":"object"},"c":{"anyOf":[{},{"type":"boolean"}]}},"required":["a","b","c"],"type":"object"},"name":"random_0_4"}"#
+    )]
     Random04(Random04Args),
     /// The `random_0_5` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":false,"properties":{"a":{"items":{"enum":["red","green"]},"maxItems":3,"minItems":1,"type":"array","uniqueItems":true},"b":{"items":{"oneOf":[{"type":"null"},{"maxLength":3,"type":["string","null"]}]},"maxItems":1,"type":"array"},"c":{"additionalProperties":false,"properties":{"a":{"minLength":0,"type":"string"}},"required":[],"type":"object"}},"required":["a","b"],"type":"object"},"name":"random_0_5"}"#
+    )]
     Random05(Random05Args),
     /// The `random_0_6` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":true,"properties":{"a":{"items":{"oneOf":[{"type":"number"},{"maxLength":4,"minLength":0,"pattern":"^[a-z]+$","type":"string"}]},"maxItems":2,"minItems":0,"type":"array"}},"required":["a"],"type":"object"},"name":"random_0_6"}"#
+    )]
     Random06(Random06Args),
     /// The `random_0_7` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":false,"properties":{"a":{"items":{"type":"null"},"type":"array"},"b":{"additionalProperties":true,"properties":{},"required":[],"type":"object"},"c":{"items":{},"maxItems":1,"type":"array","uniqueItems":true}},"required":[],"type":"object"},"name":"random_0_7"}"#
+    )]
     Random07(Random07Args),
     /// The `random_0_8` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":false,"properties":{},"required":[],"type":"object"},"name":"random_0_8"}"#
+    )]
     Random08(Random08Args),
     /// The `random_0_9` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"oneOf":[{"anyOf":[{"maxLength":3,"type":["string","null"]},{"const":2},{"maxLength":3,"type":["string","null"]}]},{"additionalProperties":true,"properties":{"a":{"const":2},"b":{"enum":["red","green"]}},"required":["b"],"type":"object"}]},"properties":{"a":{"oneOf":[{"type":"null"},{}]},"b":{"maximum":6,"type":"integer"}},"required":[],"type":"object"},"name":"random_0_9"}"#
+    )]
     Random09(Random09Args),
     /// The `random_0_10` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":false,"properties":{"a":{"additionalProperties":true,"properties":{"a":{"enum":["x","y",1,null]}},"required":[],"type":"object"},"b":{"oneOf":[{"type":"null"},{"exclusiveMinimum":-1.5,"type":"number"}]},"c":{"additionalProperties":true,"properties":{"a":{"const":2},"b":{"type":"null"},"c":{"additionalProperties":{"enum":["red","green"]},"properties":{},"required":[],"type":"object"}},"required":["b"],"type":"object"}},"required":["c"],"type":"object"},"name":"random_0_10"}"#
+    )]
     Random010(Random010Args),
     /// The `random_0_11` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"anyOf":[{"anyOf":[{"minLength":0,"type":"string"},{"maximum":1,"type":"number"}]},{"type":"null"},{"type":"null"}]},"properties":{"a":{"oneOf":[{"maximum":1,"type":"number"},{"multipleOf":3,"type":"integer"}]},"b":{"items":{"const":2},"type":"array"},"c":{"additionalProperties":false,"properties":{},"required":[],"type":"object"}},"required":["a","b","c"],"type":"object"},"name":"random_0_11"}"#
+    )]
     Random011(Random011Args),
     /// The `random_0_12` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"oneOf":[{"enum":["x","y",1,null]},{"anyOf":[{"maxLength":3,"type":["string","null"]},{"enum":["red","green"]},{"additionalProperties":{"enum":["x","y",1,null]},"properties":{"a":{"const":2},"b":{"type":"null"}},"required":["a","b"],"type":"object"}]}]},"properties":{},"required":[],"type":"object"},"name":"random_0_12"}"#
+    )]
     Random012(Random012Args),
     /// The `random_0_13` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":false,"properties":{},"required":[],"type":"object"},"name":"random_0_13"}"#
+    )]
     Random013(Random013Args),
     /// The `random_0_14` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"oneOf":[{},{"const":2}]},"properties":{},"required":[],"type":"object"},"name":"random_0_14"}"#
+    )]
     Random014(Random014Args),
 }
-#[allow(unused_imports, clippy::all)]
-const _: () = {
-    use ::toolseal::__private as rt;
-    use ::core::option::Option::{self, None, Some};
-    use ::core::result::Result::{self, Err, Ok};
-    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
-        <ToolCall as rt::ToolSet>::NAMES,
-    );
-    impl rt::ToolSet for ToolCall {
-        const REGISTRY: &'static str = "../../tests/registries/random/random-0.json";
-        const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo::new(
-                "random_0_0",
-                "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"null\"},\"b\":{\"const\":2},\"c\":{\"items\":{\"minLength\":0,\"type\":\"string\"},\"maxItems\":1,\"type\":\"array\"}},\"required\":[],\"type\":\"object\"},{\"enum\":[\"x\",\"y\",1,null]}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_0\"}",
-                "69d3b7ec9a0c9f27da5a1b0eeea03c62fa49005ca2bd82279fe8b6dc63028acd",
-            ),
-            rt::ToolInfo::new(
-                "random_0_1",
-                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"b\":{\"oneOf\":[{\"enum\":[\"red\",\"green\"]},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]},\"c\":{\"type\":\"boolean\"}},\"required\":[\"a\",\"c\"],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_1\"}",
-                "29fc8f99fdd9a9e07f27a4c4c04fa8c7d579388b464f156092f59ddd8776e64d",
-            ),
-            rt::ToolInfo::new(
-                "random_0_2",
-                "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":{\"additionalProperties\":{\"type\":\"null\"},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"enum\":[\"red\",\"green\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"properties\":{\"a\":{\"type\":\"null\"},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"oneOf\":[{\"exclusiveMinimum\":-1.5,\"maximum\":1,\"type\":\"number\"},{\"type\":\"null\"}]},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"c\":{\"additionalProperties\":{\"const\":2},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"c\":{\"maximum\":6,\"type\":\"integer\"}},\"required\":[\"a\"],\"type\":\"object\"}},\"required\":[\"a\"],\"type\":\"object\"},\"c\":{\"maxLength\":5,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"}},\"required\":[\"c\"],\"type\":\"object\"},\"properties\":{\"a\":{\"items\":{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"enum\":[\"red\",\"green\"]},{\"type\":\"boolean\"}]},\"maxItems\":2,\"type\":\"array\",\"uniqueItems\":true},\"b\":{\"additionalProperties\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"properties\":{\"a\":{\"items\":{\"const\":2},\"minItems\":0,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_2\"}",
-                "eeb7fbc133f2730e597747354a2d23ba156abe73af2e92771fe878aa4622b631",
-            ),
-            rt::ToolInfo::new(
-                "random_0_3",
-                "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"additionalProperties\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{},\"c\":{\"type\":\"boolean\"}},\"required\":[],\"type\":\"object\"},{\"additionalProperties\":{\"maximum\":1,\"type\":\"number\"},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"c\":{\"maximum\":1,\"minimum\":-2,\"type\":\"integer\"}},\"required\":[\"c\"],\"type\":\"object\"}]},\"properties\":{\"a\":{\"items\":{\"type\":\"boolean\"},\"maxItems\":2,\"minItems\":0,\"type\":\"array\"},\"b\":{\"anyOf\":[{\"multipleOf\":3,\"type\":\"integer\"},{\"oneOf\":[{\"type\":\"boolean\"},{\"enum\":[\"red\",\"green\"]}]},{\"anyOf\":[{\"enum\":[\"x\",\"y\",1,null]},{\"enum\":[\"x\",\"y\",1,null]},{}]}]}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_0_3\"}",
-                "dd907e8a32c338fa3dc72378f390d12429afefe22f82ca350d3d5361d61ee9c6",
-            ),
-            rt::ToolInfo::new(
-                "random_0_4",
-                "{\"inputSchema\":{\"additionalProperties\":{\"items\":{\"multipleOf\":3,\"type\":\"integer\"},\"type\":\"array\"},\"properties\":{\"a\":{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":1,\"minItems\":1,\"type\":\"array\"},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"oneOf\":[{},{\"type\":\"boolean\"}]}},\"required\":[],\"type\":\"object\"},\"c\":{\"anyOf\":[{},{\"type\":\"boolean\"}]}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_0_4\"}",
-                "7aa6b5ba2e6fb906c6278a98dd1cf66a43bb7849964f0281b919077fbe7080f4",
-            ),
-            rt::ToolInfo::new(
-                "random_0_5",
-                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":3,\"minItems\":1,\"type\":\"array\",\"uniqueItems\":true},\"b\":{\"items\":{\"oneOf\":[{\"type\":\"null\"},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]},\"maxItems\":1,\"type\":\"array\"},\"c\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"minLength\":0,\"type\":\"string\"}},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_0_5\"}",
-                "7d0413b9b991d82251271979cec5af7c916ef07914d7d51817cc31f4a014694d",
-            ),
-            rt::ToolInfo::new(
-                "random_0_6",
-                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"items\":{\"oneOf\":[{\"type\":\"number\"},{\"maxLength\":4,\"minLength\":0,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"}]},\"maxItems\":2,\"minItems\":0,\"type\":\"array\"}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_0_6\"}",
-                "9827f999307c4b5f7056e4986ee7a2e39c4ed986aaa980795c8e66b1baac8707",
-            ),
-            rt::ToolInfo::new(
-                "random_0_7",
-                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"type\":\"null\"},\"type\":\"array\"},\"b\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"c\":{\"items\":{},\"maxItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_7\"}",
-                "ac7f4e04aab2eb4b6ffe9275c25fbadfa08c4a12041fd0b6f0121c08310290bc",
-            ),
-            rt::ToolInfo::new(
-                "random_0_8",
-                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_8\"}",
-                "0ad8084f420bd6282d0c8eb166e1732f9618e05aee19f161011efd3cce3fda1b",
-            ),
-            rt::ToolInfo::new(
-                "random_0_9",
-                "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"const\":2},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]},{\"additionalProperties\":true,\"properties\":{\"a\":{\"const\":2},\"b\":{\"enum\":[\"red\",\"green\"]}},\"required\":[\"b\"],\"type\":\"object\"}]},\"properties\":{\"a\":{\"oneOf\":[{\"type\":\"null\"},{}]},\"b\":{\"maximum\":6,\"type\":\"integer\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_9\"}",
-                "b7cfb101a3d1921009efc972913f4072fc0b28af5150b7815f837b279b927392",
-            ),
-            rt::ToolInfo::new(
-                "random_0_10",
-                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"enum\":[\"x\",\"y\",1,null]}},\"required\":[],\"type\":\"object\"},\"b\":{\"oneOf\":[{\"type\":\"null\"},{\"exclusiveMinimum\":-1.5,\"type\":\"number\"}]},\"c\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"const\":2},\"b\":{\"type\":\"null\"},\"c\":{\"additionalProperties\":{\"enum\":[\"red\",\"green\"]},\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[\"b\"],\"type\":\"object\"}},\"required\":[\"c\"],\"type\":\"object\"},\"name\":\"random_0_10\"}",
-                "25d190cd841bc7ce981afa76925f8bbe3991a29901496d4dfdc0cf9d680549de",
-            ),
-            rt::ToolInfo::new(
-                "random_0_11",
-                "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"anyOf\":[{\"minLength\":0,\"type\":\"string\"},{\"maximum\":1,\"type\":\"number\"}]},{\"type\":\"null\"},{\"type\":\"null\"}]},\"properties\":{\"a\":{\"oneOf\":[{\"maximum\":1,\"type\":\"number\"},{\"multipleOf\":3,\"type\":\"integer\"}]},\"b\":{\"items\":{\"const\":2},\"type\":\"array\"},\"c\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_0_11\"}",
-                "fbf90b03020f807e6a41b7b73b70f2f10344691f8450aa61ef758f58d27516fb",
-            ),
-            rt::ToolInfo::new(
-                "random_0_12",
-                "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"enum\":[\"x\",\"y\",1,null]},{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"enum\":[\"red\",\"green\"]},{\"additionalProperties\":{\"enum\":[\"x\",\"y\",1,null]},\"properties\":{\"a\":{\"const\":2},\"b\":{\"type\":\"null\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"}]}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_12\"}",
-                "26ae1497bfef6c6c18a38f4d377d03d5229500c70af99d0bad49f78bb5f485b9",
-            ),
-            rt::ToolInfo::new(
-                "random_0_13",
-                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_13\"}",
-                "5f3f0e563c3fad751c3296e356c0ed50c5463ff508d3d708145fef0762f6286d",
-            ),
-            rt::ToolInfo::new(
-                "random_0_14",
-                "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{},{\"const\":2}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_14\"}",
-                "b7facef15010e4ec0d626af7590bdf4208d315759cf952b360f8647dede32c73",
-            ),
-        ];
-        const NAMES: &'static [&'static str] = &[
-            "random_0_0",
-            "random_0_1",
-            "random_0_10",
-            "random_0_11",
-            "random_0_12",
-            "random_0_13",
-            "random_0_14",
-            "random_0_2",
-            "random_0_3",
-            "random_0_4",
-            "random_0_5",
-            "random_0_6",
-            "random_0_7",
-            "random_0_8",
-            "random_0_9",
-        ];
-        fn tool_names() -> rt::Names {
-            NAME_TABLE.names()
-        }
-        fn static_name(name: &str) -> Option<&'static str> {
-            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
-        }
-        fn resolve_parts(
-            name: &str,
-            arguments: Option<&rt::Json<'_>>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
-            let root = rt::Path::root();
-            let at = root.key("arguments");
-            let resolved = match NAME_TABLE.get(name) {
-                Some(0) => {
-                    <Random00Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random00)
-                }
-                Some(1) => {
-                    <Random01Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random01)
-                }
-                Some(7) => {
-                    <Random02Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random02)
-                }
-                Some(8) => {
-                    <Random03Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random03)
-                }
-                Some(9) => {
-                    <Random04Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random04)
-                }
-                Some(10) => {
-                    <Random05Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random05)
-                }
-                Some(11) => {
-                    <Random06Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random06)
-                }
-                Some(12) => {
-                    <Random07Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random07)
-                }
-                Some(13) => {
-                    <Random08Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random08)
-                }
-                Some(14) => {
-                    <Random09Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random09)
-                }
-                Some(2) => {
-                    <Random010Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random010)
-                }
-                Some(3) => {
-                    <Random011Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random011)
-                }
-                Some(4) => {
-                    <Random012Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random012)
-                }
-                Some(5) => {
-                    <Random013Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random013)
-                }
-                Some(6) => {
-                    <Random014Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random014)
-                }
-                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
-            };
-            resolved.map_err(|r| r.with_tool(name))
-        }
-        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
-            match tool {
-                0 => <Random00Args as rt::FromJson>::read(r).map(Self::Random00),
-                1 => <Random01Args as rt::FromJson>::read(r).map(Self::Random01),
-                7 => <Random02Args as rt::FromJson>::read(r).map(Self::Random02),
-                8 => <Random03Args as rt::FromJson>::read(r).map(Self::Random03),
-                9 => <Random04Args as rt::FromJson>::read(r).map(Self::Random04),
-                10 => <Random05Args as rt::FromJson>::read(r).map(Self::Random05),
-                11 => <Random06Args as rt::FromJson>::read(r).map(Self::Random06),
-                12 => <Random07Args as rt::FromJson>::read(r).map(Self::Random07),
-                13 => <Random08Args as rt::FromJson>::read(r).map(Self::Random08),
-                14 => <Random09Args as rt::FromJson>::read(r).map(Self::Random09),
-                2 => <Random010Args as rt::FromJson>::read(r).map(Self::Random010),
-                3 => <Random011Args as rt::FromJson>::read(r).map(Self::Random011),
-                4 => <Random012Args as rt::FromJson>::read(r).map(Self::Random012),
-                5 => <Random013Args as rt::FromJson>::read(r).map(Self::Random013),
-                6 => <Random014Args as rt::FromJson>::read(r).map(Self::Random014),
-                _ => None,
-            }
-        }
-        fn name(&self) -> &'static str {
-            match self {
-                Self::Random00(_) => "random_0_0",
-                Self::Random01(_) => "random_0_1",
-                Self::Random02(_) => "random_0_2",
-                Self::Random03(_) => "random_0_3",
-                Self::Random04(_) => "random_0_4",
-                Self::Random05(_) => "random_0_5",
-                Self::Random06(_) => "random_0_6",
-                Self::Random07(_) => "random_0_7",
-                Self::Random08(_) => "random_0_8",
-                Self::Random09(_) => "random_0_9",
-                Self::Random010(_) => "random_0_10",
-                Self::Random011(_) => "random_0_11",
-                Self::Random012(_) => "random_0_12",
-                Self::Random013(_) => "random_0_13",
-                Self::Random014(_) => "random_0_14",
-            }
-        }
-    }
-    #[allow(dead_code)]
-    impl ToolCall {
-        /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
-        /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_strict(bytes)
-        }
-        /// Resolves a call object with `options`; the result records any lenient coercion.
-        pub fn from_json_with(
-            bytes: &[u8],
-            options: &rt::Options,
-        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, options)
-        }
-        /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_tree_with(
-                    &rt::Json::from_value(value),
-                    &rt::Options::strict(),
-                )
-                .map(|r| r.call)
-        }
-        /// The tool this call names, as declared in the registry.
-        pub fn name(&self) -> &'static str {
-            <Self as rt::ToolSet>::name(self)
-        }
-        /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static rt::ToolInfo {
-            <Self as rt::ToolSet>::info(self)
-        }
-        /// Each tool's arguments schema as derived from the generated types
-        /// (`schemars`), in registry order: the closed-world schema to show a model.
-        pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, rt::schemars::Schema),
-        > {
-            ::std::vec![
-                ("random_0_0", rt::root_schema(< Random00Args as rt::schemars::JsonSchema
-                > ::schema_name, < Random00Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_0_1", rt::root_schema(< Random01Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random01Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_0_2",
-                rt::root_schema(< Random02Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random02Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_0_3", rt::root_schema(< Random03Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random03Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_0_4",
-                rt::root_schema(< Random04Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random04Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_0_5", rt::root_schema(< Random05Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random05Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_0_6",
-                rt::root_schema(< Random06Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random06Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_0_7", rt::root_schema(< Random07Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random07Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_0_8",
-                rt::root_schema(< Random08Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random08Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_0_9", rt::root_schema(< Random09Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random09Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_0_10",
-                rt::root_schema(< Random010Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random010Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_0_11", rt::root_schema(< Random011Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random011Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_0_12",
-                rt::root_schema(< Random012Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random012Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_0_13", rt::root_schema(< Random013Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random013Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_0_14",
-                rt::root_schema(< Random014Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random014Args as rt::schemars::JsonSchema >
-                ::json_schema)),
-            ]
-        }
-        /// The tools a model may call, as `format`'s request lists them (its `tools`
-        /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, |_| true)
-        }
-        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
-        pub fn definitions_for(
-            format: rt::WireFormat,
-            visible: impl FnMut(&str) -> bool,
-        ) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, visible)
-        }
-        /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> rt::serde_json::Value {
-            match self {
-                Self::Random00(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random01(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random02(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random03(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random04(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random05(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random06(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random07(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random08(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random09(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random010(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random011(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random012(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random013(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random014(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-            }
-        }
-    }
-    impl rt::serde::Serialize for ToolCall {
-        /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("name", self.name())?;
-            match self {
-                Self::Random00(a) => map.serialize_entry("arguments", a)?,
-                Self::Random01(a) => map.serialize_entry("arguments", a)?,
-                Self::Random02(a) => map.serialize_entry("arguments", a)?,
-                Self::Random03(a) => map.serialize_entry("arguments", a)?,
-                Self::Random04(a) => map.serialize_entry("arguments", a)?,
-                Self::Random05(a) => map.serialize_entry("arguments", a)?,
-                Self::Random06(a) => map.serialize_entry("arguments", a)?,
-                Self::Random07(a) => map.serialize_entry("arguments", a)?,
-                Self::Random08(a) => map.serialize_entry("arguments", a)?,
-                Self::Random09(a) => map.serialize_entry("arguments", a)?,
-                Self::Random010(a) => map.serialize_entry("arguments", a)?,
-                Self::Random011(a) => map.serialize_entry("arguments", a)?,
-                Self::Random012(a) => map.serialize_entry("arguments", a)?,
-                Self::Random013(a) => map.serialize_entry("arguments", a)?,
-                Self::Random014(a) => map.serialize_entry("arguments", a)?,
-            }
-            map.end()
-        }
-    }
-};

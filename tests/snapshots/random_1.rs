@@ -652,445 +652,82 @@ pub struct Random114Args {
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::ToolSet)]
+#[toolseal(registry = "../../tests/registries/random/random-1.json")]
 pub enum ToolCall {
     /// The `random_1_0` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"additionalProperties":false,"properties":{"a":{"multipleOf":3,"type":"integer"},"b":{"additionalProperties":false,"properties":{},"required":[],"type":"object"}},"required":["a","b"],"type":"object"},"properties":{"a":{"anyOf":[{"maxLength":5,"minLength":0,"pattern":"^[a-z]+$","type":"string"},{"maxLength":3,"type":["string","null"]}]}},"required":[],"type":"object"},"name":"random_1_0"}"#
+    )]
     Random10(Random10Args),
     /// The `random_1_1` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":true,"properties":{},"required":[],"type":"object"},"name":"random_1_1"}"#
+    )]
     Random11(Random11Args),
     /// The `random_1_2` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":true,"properties":{"a":{"oneOf":[{"maximum":0,"minimum":1,"type":"integer"},{"type":"boolean"}]},"b":{"additionalProperties":true,"properties":{"a":{"const":2},"b":{"maximum":4,"minimum":-1,"multipleOf":3,"type":"integer"}},"required":["a"],"type":"object"}},"required":[],"type":"object"},"name":"random_1_2"}"#
+    )]
     Random12(Random12Args),
     /// The `random_1_3` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"additionalProperties":{"type":"number"},"properties":{"a":{"oneOf":[{"type":"number"},{}]}},"required":["a"],"type":"object"},"properties":{"a":{"additionalProperties":false,"properties":{"a":{"maximum":1,"minimum":0,"type":"integer"},"b":{"maxLength":3,"type":["string","null"]}},"required":["a","b"],"type":"object"},"b":{"oneOf":[{"pattern":"^[a-z]+$","type":"string"},{"type":"number"}]},"c":{"anyOf":[{"type":"null"},{"const":2}]}},"required":[],"type":"object"},"name":"random_1_3"}"#
+    )]
     Random13(Random13Args),
     /// The `random_1_4` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"additionalProperties":false,"properties":{"a":{"additionalProperties":{"enum":["red","green"]},"properties":{"a":{"minimum":-3,"multipleOf":2,"type":"integer"}},"required":[],"type":"object"}},"required":["a"],"type":"object"},"properties":{},"required":[],"type":"object"},"name":"random_1_4"}"#
+    )]
     Random14(Random14Args),
     /// The `random_1_5` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":true,"properties":{},"required":[],"type":"object"},"name":"random_1_5"}"#
+    )]
     Random15(Random15Args),
     /// The `random_1_6` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":true,"properties":{"a":{"anyOf":[{"anyOf":[{"type":"number"},{"exclusiveMinimum":-1.5,"type":"number"}]},{}]},"b":{"oneOf":[{"oneOf":[{"maxLength":3,"type":["string","null"]},{"const":2}]},{"const":2}]},"c":{"items":{"const":2},"maxItems":3,"minItems":1,"type":"array"}},"required":["a","b","c"],"type":"object"},"name":"random_1_6"}"#
+    )]
     Random16(Random16Args),
     /// The `random_1_7` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"anyOf":[{"enum":["x","y",1,null]},{},{"anyOf":[{"maxLength":3,"type":["string","null"]},{"minLength":2,"type":"string"}]}]},"properties":{"a":{"oneOf":[{"anyOf":[{},{"enum":["red","green"]},{"items":{"type":"number"},"maxItems":3,"type":"array","uniqueItems":true}]},{"oneOf":[{"maxLength":3,"pattern":"^acct-[0-9]{1,4}$","type":"string"},{"maximum":100,"type":"number"}]}]}},"required":["a"],"type":"object"},"name":"random_1_7"}"#
+    )]
     Random17(Random17Args),
     /// The `random_1_8` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":false,"properties":{},"required":[],"type":"object"},"name":"random_1_8"}"#
+    )]
     Random18(Random18Args),
     /// The `random_1_9` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":true,"properties":{"a":{"oneOf":[{"oneOf":[{},{}]},{"anyOf":[{"enum":["red","green"]},{"enum":["x","y",1,null]},{}]}]}},"required":["a"],"type":"object"},"name":"random_1_9"}"#
+    )]
     Random19(Random19Args),
     /// The `random_1_10` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":true,"properties":{},"required":[],"type":"object"},"name":"random_1_10"}"#
+    )]
     Random110(Random110Args),
     /// The `random_1_11` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":true,"properties":{"a":{"additionalProperties":true,"properties":{},"required":[],"type":"object"},"b":{"additionalProperties":{"anyOf":[{"maxLength":3,"type":["string","null"]},{"minimum":0,"multipleOf":2,"type":"integer"},{"const":2}]},"properties":{"a":{"enum":["red","green"]},"b":{}},"required":["a","b"],"type":"object"}},"required":[],"type":"object"},"name":"random_1_11"}"#
+    )]
     Random111(Random111Args),
     /// The `random_1_12` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":false,"properties":{"a":{"items":{"enum":["x","y",1,null]},"type":"array"},"b":{"items":{"additionalProperties":true,"properties":{"a":{"maxLength":3,"type":["string","null"]}},"required":["a"],"type":"object"},"maxItems":1,"type":"array","uniqueItems":true}},"required":["a","b"],"type":"object"},"name":"random_1_12"}"#
+    )]
     Random112(Random112Args),
     /// The `random_1_13` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"anyOf":[{"type":"boolean"},{"type":"null"},{"enum":["x","y",1,null]}]},"properties":{},"required":[],"type":"object"},"name":"random_1_13"}"#
+    )]
     Random113(Random113Args),
     /// The `random_1_14` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":true,"properties":{},"required":[],"type":"object"},"name":"random_1_14"}"#
+    )]
     Random114(Random114Args),
 }
-#[allow(unused_imports, clippy::all)]
-const _: () = {
-    use ::toolseal::__private as rt;
-    use ::core::option::Option::{self, None, Some};
-    use ::core::result::Result::{self, Err, Ok};
-    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
-        <ToolCall as rt::ToolSet>::NAMES,
-    );
-    impl rt::ToolSet for ToolCall {
-        const REGISTRY: &'static str = "../../tests/registries/random/random-1.json";
-        const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo::new(
-                "random_1_0",
-                "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"multipleOf\":3,\"type\":\"integer\"},\"b\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"properties\":{\"a\":{\"anyOf\":[{\"maxLength\":5,\"minLength\":0,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_0\"}",
-                "1dad7bfc3dae3a8289ae67f60af26f5b03566e85ae4f9e41b7add1c8e62d0170",
-            ),
-            rt::ToolInfo::new(
-                "random_1_1",
-                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_1\"}",
-                "b4d9b96e63a996f0a9589ddc20b33b84daebced1a717d11348a41d74623a6fdb",
-            ),
-            rt::ToolInfo::new(
-                "random_1_2",
-                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"oneOf\":[{\"maximum\":0,\"minimum\":1,\"type\":\"integer\"},{\"type\":\"boolean\"}]},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"const\":2},\"b\":{\"maximum\":4,\"minimum\":-1,\"multipleOf\":3,\"type\":\"integer\"}},\"required\":[\"a\"],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_2\"}",
-                "7c943b8aca862993da7b05aea7c52fdd004adac6cb6a92b27747de4bf4b6cb60",
-            ),
-            rt::ToolInfo::new(
-                "random_1_3",
-                "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":{\"type\":\"number\"},\"properties\":{\"a\":{\"oneOf\":[{\"type\":\"number\"},{}]}},\"required\":[\"a\"],\"type\":\"object\"},\"properties\":{\"a\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"maximum\":1,\"minimum\":0,\"type\":\"integer\"},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"b\":{\"oneOf\":[{\"pattern\":\"^[a-z]+$\",\"type\":\"string\"},{\"type\":\"number\"}]},\"c\":{\"anyOf\":[{\"type\":\"null\"},{\"const\":2}]}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_3\"}",
-                "c249304317f157a3195d75a07eac59290e0feb15206890766a5e6c2163715484",
-            ),
-            rt::ToolInfo::new(
-                "random_1_4",
-                "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"additionalProperties\":{\"enum\":[\"red\",\"green\"]},\"properties\":{\"a\":{\"minimum\":-3,\"multipleOf\":2,\"type\":\"integer\"}},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\"],\"type\":\"object\"},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_4\"}",
-                "d778c5eccaa00a4b25519477639b6de77c4bcc6b1e7560167ae160bc2e5efe1d",
-            ),
-            rt::ToolInfo::new(
-                "random_1_5",
-                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_5\"}",
-                "c6bce9d65e82365683c4b8b2da533a84587f8ca56ade875bb71c8059cc275ec4",
-            ),
-            rt::ToolInfo::new(
-                "random_1_6",
-                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"number\"},{\"exclusiveMinimum\":-1.5,\"type\":\"number\"}]},{}]},\"b\":{\"oneOf\":[{\"oneOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"const\":2}]},{\"const\":2}]},\"c\":{\"items\":{\"const\":2},\"maxItems\":3,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_1_6\"}",
-                "21971e73cc5a751a5b4ffbe969274cc78cece075b6eee30b04ce6aea1e29ef31",
-            ),
-            rt::ToolInfo::new(
-                "random_1_7",
-                "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"enum\":[\"x\",\"y\",1,null]},{},{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"minLength\":2,\"type\":\"string\"}]}]},\"properties\":{\"a\":{\"oneOf\":[{\"anyOf\":[{},{\"enum\":[\"red\",\"green\"]},{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"type\":\"array\",\"uniqueItems\":true}]},{\"oneOf\":[{\"maxLength\":3,\"pattern\":\"^acct-[0-9]{1,4}$\",\"type\":\"string\"},{\"maximum\":100,\"type\":\"number\"}]}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_1_7\"}",
-                "3f345ecbb110ffcf80c8445a95119d30a18be4f7fb6e4103fce200a89bc6ba22",
-            ),
-            rt::ToolInfo::new(
-                "random_1_8",
-                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_8\"}",
-                "59afe5177c3e6f379cc7a18c6e012d6cf974fe057c9c41197d7277adffe35fec",
-            ),
-            rt::ToolInfo::new(
-                "random_1_9",
-                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"oneOf\":[{\"oneOf\":[{},{}]},{\"anyOf\":[{\"enum\":[\"red\",\"green\"]},{\"enum\":[\"x\",\"y\",1,null]},{}]}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_1_9\"}",
-                "ff18ec8623de572eb4fbec2ec967b6b6fe2fb5c6e5b916b93f63a072562dcfe5",
-            ),
-            rt::ToolInfo::new(
-                "random_1_10",
-                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_10\"}",
-                "26881c632ffc78b273918b6f84350e1c13d238e8bf1a2cb6e5f89f450c64b743",
-            ),
-            rt::ToolInfo::new(
-                "random_1_11",
-                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"b\":{\"additionalProperties\":{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"minimum\":0,\"multipleOf\":2,\"type\":\"integer\"},{\"const\":2}]},\"properties\":{\"a\":{\"enum\":[\"red\",\"green\"]},\"b\":{}},\"required\":[\"a\",\"b\"],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_11\"}",
-                "2d158738d11336fd5c9742cec8e94a69e0e231918854b9d604f59dacc6a120bc",
-            ),
-            rt::ToolInfo::new(
-                "random_1_12",
-                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"enum\":[\"x\",\"y\",1,null]},\"type\":\"array\"},\"b\":{\"items\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"maxItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_1_12\"}",
-                "cf4e33fe1cf656fbfa71392e92c8f79673068a87aa22d50b5a7323615eefc393",
-            ),
-            rt::ToolInfo::new(
-                "random_1_13",
-                "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"type\":\"boolean\"},{\"type\":\"null\"},{\"enum\":[\"x\",\"y\",1,null]}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_13\"}",
-                "e1af8a09ae8ec41a6956ebded582c2030aa6bb092735a656102ffced46113dc4",
-            ),
-            rt::ToolInfo::new(
-                "random_1_14",
-                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_14\"}",
-                "269d7fbad972230303709f6de4ad132938a965e00d38d7842f8e9cc245a43ff2",
-            ),
-        ];
-        const NAMES: &'static [&'static str] = &[
-            "random_1_0",
-            "random_1_1",
-            "random_1_10",
-            "random_1_11",
-            "random_1_12",
-            "random_1_13",
-            "random_1_14",
-            "random_1_2",
-            "random_1_3",
-            "random_1_4",
-            "random_1_5",
-            "random_1_6",
-            "random_1_7",
-            "random_1_8",
-            "random_1_9",
-        ];
-        fn tool_names() -> rt::Names {
-            NAME_TABLE.names()
-        }
-        fn static_name(name: &str) -> Option<&'static str> {
-            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
-        }
-        fn resolve_parts(
-            name: &str,
-            arguments: Option<&rt::Json<'_>>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
-            let root = rt::Path::root();
-            let at = root.key("arguments");
-            let resolved = match NAME_TABLE.get(name) {
-                Some(0) => {
-                    <Random10Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random10)
-                }
-                Some(1) => {
-                    <Random11Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random11)
-                }
-                Some(7) => {
-                    <Random12Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random12)
-                }
-                Some(8) => {
-                    <Random13Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random13)
-                }
-                Some(9) => {
-                    <Random14Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random14)
-                }
-                Some(10) => {
-                    <Random15Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random15)
-                }
-                Some(11) => {
-                    <Random16Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random16)
-                }
-                Some(12) => {
-                    <Random17Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random17)
-                }
-                Some(13) => {
-                    <Random18Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random18)
-                }
-                Some(14) => {
-                    <Random19Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random19)
-                }
-                Some(2) => {
-                    <Random110Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random110)
-                }
-                Some(3) => {
-                    <Random111Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random111)
-                }
-                Some(4) => {
-                    <Random112Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random112)
-                }
-                Some(5) => {
-                    <Random113Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random113)
-                }
-                Some(6) => {
-                    <Random114Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random114)
-                }
-                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
-            };
-            resolved.map_err(|r| r.with_tool(name))
-        }
-        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
-            match tool {
-                0 => <Random10Args as rt::FromJson>::read(r).map(Self::Random10),
-                1 => <Random11Args as rt::FromJson>::read(r).map(Self::Random11),
-                7 => <Random12Args as rt::FromJson>::read(r).map(Self::Random12),
-                8 => <Random13Args as rt::FromJson>::read(r).map(Self::Random13),
-                9 => <Random14Args as rt::FromJson>::read(r).map(Self::Random14),
-                10 => <Random15Args as rt::FromJson>::read(r).map(Self::Random15),
-                11 => <Random16Args as rt::FromJson>::read(r).map(Self::Random16),
-                12 => <Random17Args as rt::FromJson>::read(r).map(Self::Random17),
-                13 => <Random18Args as rt::FromJson>::read(r).map(Self::Random18),
-                14 => <Random19Args as rt::FromJson>::read(r).map(Self::Random19),
-                2 => <Random110Args as rt::FromJson>::read(r).map(Self::Random110),
-                3 => <Random111Args as rt::FromJson>::read(r).map(Self::Random111),
-                4 => <Random112Args as rt::FromJson>::read(r).map(Self::Random112),
-                5 => <Random113Args as rt::FromJson>::read(r).map(Self::Random113),
-                6 => <Random114Args as rt::FromJson>::read(r).map(Self::Random114),
-                _ => None,
-            }
-        }
-        fn name(&self) -> &'static str {
-            match self {
-                Self::Random10(_) => "random_1_0",
-                Self::Random11(_) => "random_1_1",
-                Self::Random12(_) => "random_1_2",
-                Self::Random13(_) => "random_1_3",
-                Self::Random14(_) => "random_1_4",
-                Self::Random15(_) => "random_1_5",
-                Self::Random16(_) => "random_1_6",
-                Self::Random17(_) => "random_1_7",
-                Self::Random18(_) => "random_1_8",
-                Self::Random19(_) => "random_1_9",
-                Self::Random110(_) => "random_1_10",
-                Self::Random111(_) => "random_1_11",
-                Self::Random112(_) => "random_1_12",
-                Self::Random113(_) => "random_1_13",
-                Self::Random114(_) => "random_1_14",
-            }
-        }
-    }
-    #[allow(dead_code)]
-    impl ToolCall {
-        /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
-        /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_strict(bytes)
-        }
-        /// Resolves a call object with `options`; the result records any lenient coercion.
-        pub fn from_json_with(
-            bytes: &[u8],
-            options: &rt::Options,
-        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, options)
-        }
-        /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_tree_with(
-                    &rt::Json::from_value(value),
-                    &rt::Options::strict(),
-                )
-                .map(|r| r.call)
-        }
-        /// The tool this call names, as declared in the registry.
-        pub fn name(&self) -> &'static str {
-            <Self as rt::ToolSet>::name(self)
-        }
-        /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static rt::ToolInfo {
-            <Self as rt::ToolSet>::info(self)
-        }
-        /// Each tool's arguments schema as derived from the generated types
-        /// (`schemars`), in registry order: the closed-world schema to show a model.
-        pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, rt::schemars::Schema),
-        > {
-            ::std::vec![
-                ("random_1_0", rt::root_schema(< Random10Args as rt::schemars::JsonSchema
-                > ::schema_name, < Random10Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_1_1", rt::root_schema(< Random11Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random11Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_1_2",
-                rt::root_schema(< Random12Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random12Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_1_3", rt::root_schema(< Random13Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random13Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_1_4",
-                rt::root_schema(< Random14Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random14Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_1_5", rt::root_schema(< Random15Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random15Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_1_6",
-                rt::root_schema(< Random16Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random16Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_1_7", rt::root_schema(< Random17Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random17Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_1_8",
-                rt::root_schema(< Random18Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random18Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_1_9", rt::root_schema(< Random19Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random19Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_1_10",
-                rt::root_schema(< Random110Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random110Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_1_11", rt::root_schema(< Random111Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random111Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_1_12",
-                rt::root_schema(< Random112Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random112Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_1_13", rt::root_schema(< Random113Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random113Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_1_14",
-                rt::root_schema(< Random114Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random114Args as rt::schemars::JsonSchema >
-                ::json_schema)),
-            ]
-        }
-        /// The tools a model may call, as `format`'s request lists them (its `tools`
-        /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, |_| true)
-        }
-        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
-        pub fn definitions_for(
-            format: rt::WireFormat,
-            visible: impl FnMut(&str) -> bool,
-        ) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, visible)
-        }
-        /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> rt::serde_json::Value {
-            match self {
-                Self::Random10(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random11(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random12(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random13(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random14(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random15(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random16(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random17(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random18(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random19(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random110(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random111(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random112(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random113(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random114(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-            }
-        }
-    }
-    impl rt::serde::Serialize for ToolCall {
-        /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("name", self.name())?;
-            match self {
-                Self::Random10(a) => map.serialize_entry("arguments", a)?,
-                Self::Random11(a) => map.serialize_entry("arguments", a)?,
-                Self::Random12(a) => map.serialize_entry("arguments", a)?,
-                Self::Random13(a) => map.serialize_entry("arguments", a)?,
-                Self::Random14(a) => map.serialize_entry("arguments", a)?,
-                Self::Random15(a) => map.serialize_entry("arguments", a)?,
-                Self::Random16(a) => map.serialize_entry("arguments", a)?,
-                Self::Random17(a) => map.serialize_entry("arguments", a)?,
-                Self::Random18(a) => map.serialize_entry("arguments", a)?,
-                Self::Random19(a) => map.serialize_entry("arguments", a)?,
-                Self::Random110(a) => map.serialize_entry("arguments", a)?,
-                Self::Random111(a) => map.serialize_entry("arguments", a)?,
-                Self::Random112(a) => map.serialize_entry("arguments", a)?,
-                Self::Random113(a) => map.serialize_entry("arguments", a)?,
-                Self::Random114(a) => map.serialize_entry("arguments", a)?,
-            }
-            map.end()
-        }
-    }
-};

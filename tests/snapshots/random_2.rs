@@ -613,445 +613,82 @@ pub struct Random214Args {}
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::ToolSet)]
+#[toolseal(registry = "../../tests/registries/random/random-2.json")]
 pub enum ToolCall {
     /// The `random_2_0` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"oneOf":[{"exclusiveMinimum":0,"maximum":1,"type":"number"},{"anyOf":[{"maxLength":2,"type":"string"},{},{"const":2}]}]},"properties":{"a":{"items":{"type":"boolean"},"maxItems":3,"minItems":0,"type":"array"}},"required":[],"type":"object"},"name":"random_2_0"}"#
+    )]
     Random20(Random20Args),
     /// The `random_2_1` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"items":{"enum":["red","green"]},"maxItems":1,"minItems":1,"type":"array"},"properties":{"a":{"type":"boolean"},"b":{"items":{"enum":["x","y",1,null]},"type":"array","uniqueItems":true}},"required":[],"type":"object"},"name":"random_2_1"}"#
+    )]
     Random21(Random21Args),
     /// The `random_2_2` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":false,"properties":{},"required":[],"type":"object"},"name":"random_2_2"}"#
+    )]
     Random22(Random22Args),
     /// The `random_2_3` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":true,"properties":{"a":{"items":{"exclusiveMinimum":-1.5,"type":"number"},"maxItems":3,"type":"array"}},"required":["a"],"type":"object"},"name":"random_2_3"}"#
+    )]
     Random23(Random23Args),
     /// The `random_2_4` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"oneOf":[{"enum":["x","y",1,null]},{"type":"number"}]},"properties":{"a":{"additionalProperties":false,"properties":{"a":{"oneOf":[{"enum":["red","green"]},{"type":"boolean"}]}},"required":["a"],"type":"object"}},"required":["a"],"type":"object"},"name":"random_2_4"}"#
+    )]
     Random24(Random24Args),
     /// The `random_2_5` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":false,"properties":{"a":{"items":{"items":{"maxLength":1,"minLength":0,"pattern":"^[a-z]+$","type":"string"},"maxItems":2,"type":"array"},"maxItems":3,"minItems":0,"type":"array"},"b":{"type":"number"},"c":{"oneOf":[{"const":2},{"enum":["red","green"]}]}},"required":["a"],"type":"object"},"name":"random_2_5"}"#
+    )]
     Random25(Random25Args),
     /// The `random_2_6` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":false,"properties":{"a":{"items":{"exclusiveMinimum":0,"type":"number"},"maxItems":1,"minItems":1,"type":"array","uniqueItems":true}},"required":[],"type":"object"},"name":"random_2_6"}"#
+    )]
     Random26(Random26Args),
     /// The `random_2_7` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"oneOf":[{"type":"boolean"},{"pattern":"^acct-[0-9]{1,4}$","type":"string"}]},"properties":{},"required":[],"type":"object"},"name":"random_2_7"}"#
+    )]
     Random27(Random27Args),
     /// The `random_2_8` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"oneOf":[{"maxLength":3,"type":["string","null"]},{"const":2}]},"properties":{"a":{"enum":["red","green"]},"b":{"additionalProperties":true,"properties":{"a":{},"b":{"maximum":1,"type":"number"}},"required":["a","b"],"type":"object"},"c":{"anyOf":[{"exclusiveMinimum":0,"type":"number"},{"maxLength":3,"type":["string","null"]}]}},"required":["a","b"],"type":"object"},"name":"random_2_8"}"#
+    )]
     Random28(Random28Args),
     /// The `random_2_9` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"anyOf":[{"const":2},{"maximum":100,"type":"number"}]},"properties":{"a":{"anyOf":[{"items":{"enum":["red","green"]},"maxItems":2,"type":"array","uniqueItems":true},{"const":2},{}]},"b":{"anyOf":[{"exclusiveMinimum":0,"type":"number"},{}]}},"required":["b"],"type":"object"},"name":"random_2_9"}"#
+    )]
     Random29(Random29Args),
     /// The `random_2_10` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"enum":["red","green"]},"properties":{"a":{"oneOf":[{"maxLength":3,"type":["string","null"]},{"type":"null"}]},"b":{"oneOf":[{"type":"null"},{"const":2}]},"c":{"oneOf":[{"enum":["red","green"]},{"oneOf":[{"type":"string"},{"enum":["red","green"]}]}]}},"required":["a","b","c"],"type":"object"},"name":"random_2_10"}"#
+    )]
     Random210(Random210Args),
     /// The `random_2_11` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":{"additionalProperties":{"anyOf":[{"enum":["red","green"]},{"enum":["x","y",1,null]},{"maximum":100,"type":"number"}]},"properties":{"a":{"additionalProperties":true,"properties":{},"required":[],"type":"object"}},"required":[],"type":"object"},"properties":{},"required":[],"type":"object"},"name":"random_2_11"}"#
+    )]
     Random211(Random211Args),
     /// The `random_2_12` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":false,"properties":{"a":{"additionalProperties":true,"properties":{"a":{"additionalProperties":{"type":"null"},"properties":{"a":{"type":"null"}},"required":["a"],"type":"object"},"b":{"type":"boolean"},"c":{"maxLength":3,"type":["string","null"]}},"required":["a"],"type":"object"},"b":{"items":{},"maxItems":3,"minItems":1,"type":"array"}},"required":["b"],"type":"object"},"name":"random_2_12"}"#
+    )]
     Random212(Random212Args),
     /// The `random_2_13` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":false,"properties":{"a":{"oneOf":[{"items":{"maxLength":3,"type":["string","null"]},"maxItems":1,"type":"array","uniqueItems":true},{"exclusiveMinimum":-1.5,"type":"number"}]}},"required":["a"],"type":"object"},"name":"random_2_13"}"#
+    )]
     Random213(Random213Args),
     /// The `random_2_14` tool.
+    #[toolseal(
+        definition = r#"{"inputSchema":{"additionalProperties":false,"properties":{},"required":[],"type":"object"},"name":"random_2_14"}"#
+    )]
     Random214(Random214Args),
 }
-#[allow(unused_imports, clippy::all)]
-const _: () = {
-    use ::toolseal::__private as rt;
-    use ::core::option::Option::{self, None, Some};
-    use ::core::result::Result::{self, Err, Ok};
-    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
-        <ToolCall as rt::ToolSet>::NAMES,
-    );
-    impl rt::ToolSet for ToolCall {
-        const REGISTRY: &'static str = "../../tests/registries/random/random-2.json";
-        const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo::new(
-                "random_2_0",
-                "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"exclusiveMinimum\":0,\"maximum\":1,\"type\":\"number\"},{\"anyOf\":[{\"maxLength\":2,\"type\":\"string\"},{},{\"const\":2}]}]},\"properties\":{\"a\":{\"items\":{\"type\":\"boolean\"},\"maxItems\":3,\"minItems\":0,\"type\":\"array\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_0\"}",
-                "1656e4f62fa7e58a2b2d23c22d2fc718f2f60b69cf3a3ef61b8ba313cedb186d",
-            ),
-            rt::ToolInfo::new(
-                "random_2_1",
-                "{\"inputSchema\":{\"additionalProperties\":{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":1,\"minItems\":1,\"type\":\"array\"},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"items\":{\"enum\":[\"x\",\"y\",1,null]},\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_1\"}",
-                "771cfe4497e116eedbec0a0bf71de87605e73ca95a2d750cfb22a34b605b3909",
-            ),
-            rt::ToolInfo::new(
-                "random_2_2",
-                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_2\"}",
-                "19c1368d3f9fe36f6a7b75fe033af2e3dc6d3e11fffd5943d8ff5951773d7026",
-            ),
-            rt::ToolInfo::new(
-                "random_2_3",
-                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"items\":{\"exclusiveMinimum\":-1.5,\"type\":\"number\"},\"maxItems\":3,\"type\":\"array\"}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_3\"}",
-                "14a95cbe38ef909d82e8711bb4924f8e9a68415cec85e2b72b60b8c32f8e8e0c",
-            ),
-            rt::ToolInfo::new(
-                "random_2_4",
-                "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"enum\":[\"x\",\"y\",1,null]},{\"type\":\"number\"}]},\"properties\":{\"a\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"oneOf\":[{\"enum\":[\"red\",\"green\"]},{\"type\":\"boolean\"}]}},\"required\":[\"a\"],\"type\":\"object\"}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_4\"}",
-                "507ccffe8fea78f31254751e43c0ba4ac79ae62732935065968d8cc3e58939a2",
-            ),
-            rt::ToolInfo::new(
-                "random_2_5",
-                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"items\":{\"maxLength\":1,\"minLength\":0,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"},\"maxItems\":2,\"type\":\"array\"},\"maxItems\":3,\"minItems\":0,\"type\":\"array\"},\"b\":{\"type\":\"number\"},\"c\":{\"oneOf\":[{\"const\":2},{\"enum\":[\"red\",\"green\"]}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_5\"}",
-                "79245eea71c3340921dc2aa9255b6809ebbd4b25049817e644fd5905307d24e9",
-            ),
-            rt::ToolInfo::new(
-                "random_2_6",
-                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"exclusiveMinimum\":0,\"type\":\"number\"},\"maxItems\":1,\"minItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_6\"}",
-                "248f54a491558e3963b9c13526fceda051ddff906a3822e53ec4772bf8303b08",
-            ),
-            rt::ToolInfo::new(
-                "random_2_7",
-                "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"type\":\"boolean\"},{\"pattern\":\"^acct-[0-9]{1,4}$\",\"type\":\"string\"}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_7\"}",
-                "526d5af6269d32e03824fcf762fd4f406cbe46bde9bb5918373ca4b509ef26ae",
-            ),
-            rt::ToolInfo::new(
-                "random_2_8",
-                "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"const\":2}]},\"properties\":{\"a\":{\"enum\":[\"red\",\"green\"]},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{},\"b\":{\"maximum\":1,\"type\":\"number\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"c\":{\"anyOf\":[{\"exclusiveMinimum\":0,\"type\":\"number\"},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_2_8\"}",
-                "06cdb5922ca65c8bd7ffdb8e572b868679d57df288af953286be61bb941ee068",
-            ),
-            rt::ToolInfo::new(
-                "random_2_9",
-                "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"const\":2},{\"maximum\":100,\"type\":\"number\"}]},\"properties\":{\"a\":{\"anyOf\":[{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":2,\"type\":\"array\",\"uniqueItems\":true},{\"const\":2},{}]},\"b\":{\"anyOf\":[{\"exclusiveMinimum\":0,\"type\":\"number\"},{}]}},\"required\":[\"b\"],\"type\":\"object\"},\"name\":\"random_2_9\"}",
-                "82a85156d511f787422ce55ff136cd65010a9bc44baa9e8eaff43d02bb293012",
-            ),
-            rt::ToolInfo::new(
-                "random_2_10",
-                "{\"inputSchema\":{\"additionalProperties\":{\"enum\":[\"red\",\"green\"]},\"properties\":{\"a\":{\"oneOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"type\":\"null\"}]},\"b\":{\"oneOf\":[{\"type\":\"null\"},{\"const\":2}]},\"c\":{\"oneOf\":[{\"enum\":[\"red\",\"green\"]},{\"oneOf\":[{\"type\":\"string\"},{\"enum\":[\"red\",\"green\"]}]}]}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_2_10\"}",
-                "caac5fe0573c32a715443fffcf80eb41cc419a08e69649ccd3c257639e1b6baf",
-            ),
-            rt::ToolInfo::new(
-                "random_2_11",
-                "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":{\"anyOf\":[{\"enum\":[\"red\",\"green\"]},{\"enum\":[\"x\",\"y\",1,null]},{\"maximum\":100,\"type\":\"number\"}]},\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_11\"}",
-                "f415f7e7a55233cbd02cdf524f570222fbf24f65d0a536e1f2b4a41a37a8a3a9",
-            ),
-            rt::ToolInfo::new(
-                "random_2_12",
-                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":{\"type\":\"null\"},\"properties\":{\"a\":{\"type\":\"null\"}},\"required\":[\"a\"],\"type\":\"object\"},\"b\":{\"type\":\"boolean\"},\"c\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"b\":{\"items\":{},\"maxItems\":3,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"b\"],\"type\":\"object\"},\"name\":\"random_2_12\"}",
-                "e0388c73854f5bf351572f305d25fa699d6b02fea275bba1511efbf7e90b8975",
-            ),
-            rt::ToolInfo::new(
-                "random_2_13",
-                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"oneOf\":[{\"items\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"maxItems\":1,\"type\":\"array\",\"uniqueItems\":true},{\"exclusiveMinimum\":-1.5,\"type\":\"number\"}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_13\"}",
-                "e8b2ea2c52a1ab1f81ec818f8d77f8c8cdc7e34a2a6a25bbe697d4542e6047f2",
-            ),
-            rt::ToolInfo::new(
-                "random_2_14",
-                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_14\"}",
-                "0d3d5e08425da81a6574d2a5a085e0509879c165ac1122078a87f10de3cce7c3",
-            ),
-        ];
-        const NAMES: &'static [&'static str] = &[
-            "random_2_0",
-            "random_2_1",
-            "random_2_10",
-            "random_2_11",
-            "random_2_12",
-            "random_2_13",
-            "random_2_14",
-            "random_2_2",
-            "random_2_3",
-            "random_2_4",
-            "random_2_5",
-            "random_2_6",
-            "random_2_7",
-            "random_2_8",
-            "random_2_9",
-        ];
-        fn tool_names() -> rt::Names {
-            NAME_TABLE.names()
-        }
-        fn static_name(name: &str) -> Option<&'static str> {
-            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
-        }
-        fn resolve_parts(
-            name: &str,
-            arguments: Option<&rt::Json<'_>>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
-            let root = rt::Path::root();
-            let at = root.key("arguments");
-            let resolved = match NAME_TABLE.get(name) {
-                Some(0) => {
-                    <Random20Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random20)
-                }
-                Some(1) => {
-                    <Random21Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random21)
-                }
-                Some(7) => {
-                    <Random22Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random22)
-                }
-                Some(8) => {
-                    <Random23Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random23)
-                }
-                Some(9) => {
-                    <Random24Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random24)
-                }
-                Some(10) => {
-                    <Random25Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random25)
-                }
-                Some(11) => {
-                    <Random26Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random26)
-                }
-                Some(12) => {
-                    <Random27Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random27)
-                }
-                Some(13) => {
-                    <Random28Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random28)
-                }
-                Some(14) => {
-                    <Random29Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random29)
-                }
-                Some(2) => {
-                    <Random210Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random210)
-                }
-                Some(3) => {
-                    <Random211Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random211)
-                }
-                Some(4) => {
-                    <Random212Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random212)
-                }
-                Some(5) => {
-                    <Random213Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random213)
-                }
-                Some(6) => {
-                    <Random214Args as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Random214)
-                }
-                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
-            };
-            resolved.map_err(|r| r.with_tool(name))
-        }
-        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
-            match tool {
-                0 => <Random20Args as rt::FromJson>::read(r).map(Self::Random20),
-                1 => <Random21Args as rt::FromJson>::read(r).map(Self::Random21),
-                7 => <Random22Args as rt::FromJson>::read(r).map(Self::Random22),
-                8 => <Random23Args as rt::FromJson>::read(r).map(Self::Random23),
-                9 => <Random24Args as rt::FromJson>::read(r).map(Self::Random24),
-                10 => <Random25Args as rt::FromJson>::read(r).map(Self::Random25),
-                11 => <Random26Args as rt::FromJson>::read(r).map(Self::Random26),
-                12 => <Random27Args as rt::FromJson>::read(r).map(Self::Random27),
-                13 => <Random28Args as rt::FromJson>::read(r).map(Self::Random28),
-                14 => <Random29Args as rt::FromJson>::read(r).map(Self::Random29),
-                2 => <Random210Args as rt::FromJson>::read(r).map(Self::Random210),
-                3 => <Random211Args as rt::FromJson>::read(r).map(Self::Random211),
-                4 => <Random212Args as rt::FromJson>::read(r).map(Self::Random212),
-                5 => <Random213Args as rt::FromJson>::read(r).map(Self::Random213),
-                6 => <Random214Args as rt::FromJson>::read(r).map(Self::Random214),
-                _ => None,
-            }
-        }
-        fn name(&self) -> &'static str {
-            match self {
-                Self::Random20(_) => "random_2_0",
-                Self::Random21(_) => "random_2_1",
-                Self::Random22(_) => "random_2_2",
-                Self::Random23(_) => "random_2_3",
-                Self::Random24(_) => "random_2_4",
-                Self::Random25(_) => "random_2_5",
-                Self::Random26(_) => "random_2_6",
-                Self::Random27(_) => "random_2_7",
-                Self::Random28(_) => "random_2_8",
-                Self::Random29(_) => "random_2_9",
-                Self::Random210(_) => "random_2_10",
-                Self::Random211(_) => "random_2_11",
-                Self::Random212(_) => "random_2_12",
-                Self::Random213(_) => "random_2_13",
-                Self::Random214(_) => "random_2_14",
-            }
-        }
-    }
-    #[allow(dead_code)]
-    impl ToolCall {
-        /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
-        /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_strict(bytes)
-        }
-        /// Resolves a call object with `options`; the result records any lenient coercion.
-        pub fn from_json_with(
-            bytes: &[u8],
-            options: &rt::Options,
-        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, options)
-        }
-        /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_tree_with(
-                    &rt::Json::from_value(value),
-                    &rt::Options::strict(),
-                )
-                .map(|r| r.call)
-        }
-        /// The tool this call names, as declared in the registry.
-        pub fn name(&self) -> &'static str {
-            <Self as rt::ToolSet>::name(self)
-        }
-        /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static rt::ToolInfo {
-            <Self as rt::ToolSet>::info(self)
-        }
-        /// Each tool's arguments schema as derived from the generated types
-        /// (`schemars`), in registry order: the closed-world schema to show a model.
-        pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, rt::schemars::Schema),
-        > {
-            ::std::vec![
-                ("random_2_0", rt::root_schema(< Random20Args as rt::schemars::JsonSchema
-                > ::schema_name, < Random20Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_2_1", rt::root_schema(< Random21Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random21Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_2_2",
-                rt::root_schema(< Random22Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random22Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_2_3", rt::root_schema(< Random23Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random23Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_2_4",
-                rt::root_schema(< Random24Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random24Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_2_5", rt::root_schema(< Random25Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random25Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_2_6",
-                rt::root_schema(< Random26Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random26Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_2_7", rt::root_schema(< Random27Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random27Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_2_8",
-                rt::root_schema(< Random28Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random28Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_2_9", rt::root_schema(< Random29Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random29Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_2_10",
-                rt::root_schema(< Random210Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random210Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_2_11", rt::root_schema(< Random211Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random211Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_2_12",
-                rt::root_schema(< Random212Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random212Args as rt::schemars::JsonSchema >
-                ::json_schema)), ("random_2_13", rt::root_schema(< Random213Args as
-                rt::schemars::JsonSchema > ::schema_name, < Random213Args as
-                rt::schemars::JsonSchema > ::json_schema)), ("random_2_14",
-                rt::root_schema(< Random214Args as rt::schemars::JsonSchema >
-                ::schema_name, < Random214Args as rt::schemars::JsonSchema >
-                ::json_schema)),
-            ]
-        }
-        /// The tools a model may call, as `format`'s request lists them (its `tools`
-        /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, |_| true)
-        }
-        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
-        pub fn definitions_for(
-            format: rt::WireFormat,
-            visible: impl FnMut(&str) -> bool,
-        ) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, visible)
-        }
-        /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> rt::serde_json::Value {
-            match self {
-                Self::Random20(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random21(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random22(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random23(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random24(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random25(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random26(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random27(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random28(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random29(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random210(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random211(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random212(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random213(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Random214(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-            }
-        }
-    }
-    impl rt::serde::Serialize for ToolCall {
-        /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("name", self.name())?;
-            match self {
-                Self::Random20(a) => map.serialize_entry("arguments", a)?,
-                Self::Random21(a) => map.serialize_entry("arguments", a)?,
-                Self::Random22(a) => map.serialize_entry("arguments", a)?,
-                Self::Random23(a) => map.serialize_entry("arguments", a)?,
-                Self::Random24(a) => map.serialize_entry("arguments", a)?,
-                Self::Random25(a) => map.serialize_entry("arguments", a)?,
-                Self::Random26(a) => map.serialize_entry("arguments", a)?,
-                Self::Random27(a) => map.serialize_entry("arguments", a)?,
-                Self::Random28(a) => map.serialize_entry("arguments", a)?,
-                Self::Random29(a) => map.serialize_entry("arguments", a)?,
-                Self::Random210(a) => map.serialize_entry("arguments", a)?,
-                Self::Random211(a) => map.serialize_entry("arguments", a)?,
-                Self::Random212(a) => map.serialize_entry("arguments", a)?,
-                Self::Random213(a) => map.serialize_entry("arguments", a)?,
-                Self::Random214(a) => map.serialize_entry("arguments", a)?,
-            }
-            map.end()
-        }
-    }
-};

@@ -218,579 +218,85 @@ pub struct TriggerLongRunningOperationArgs {
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::ToolSet)]
+#[toolseal(registry = "../../tests/registries/mcp/server-everything.json")]
 pub enum ToolCall {
     /// Echoes back the input string
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Echoes back the input string","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"message":{"description":"Message to echo","type":"string"}},"required":["message"],"type":"object"},"name":"echo"}"#,
+        title = "Echo Tool"
+    )]
     Echo(EchoArgs),
     /// Demonstrates how annotations can be used to provide metadata about content.
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Demonstrates how annotations can be used to provide metadata about content.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"includeImage":{"default":false,"description":"Whether to include an example image","type":"boolean"},"messageType":{"description":"Type of message to demonstrate different annotation patterns","enum":["error","success","debug"],"type":"string"}},"required":["messageType"],"type":"object"},"name":"get-annotated-message"}"#,
+        title = "Get Annotated Message Tool"
+    )]
     GetAnnotatedMessage(GetAnnotatedMessageArgs),
     /// Returns all environment variables, helpful for debugging MCP server configuration
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns all environment variables, helpful for debugging MCP server configuration","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"get-env"}"#,
+        title = "Print Environment Tool"
+    )]
     GetEnv(GetEnvArgs),
     /// Returns up to ten resource links that reference different types of resources
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns up to ten resource links that reference different types of resources","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"count":{"default":3,"description":"Number of resource links to return (1-10)","maximum":10,"minimum":1,"type":"number"}},"type":"object"},"name":"get-resource-links"}"#,
+        title = "Get Resource Links Tool"
+    )]
     GetResourceLinks(GetResourceLinksArgs),
     /// Returns a resource reference that can be used by MCP clients
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns a resource reference that can be used by MCP clients","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"resourceId":{"default":1,"description":"ID of the text resource to fetch","type":"number"},"resourceType":{"default":"Text","enum":["Text","Blob"],"type":"string"}},"type":"object"},"name":"get-resource-reference"}"#,
+        title = "Get Resource Reference Tool"
+    )]
     GetResourceReference(GetResourceReferenceArgs),
     /// Returns structured content along with an output schema for client data validation
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns structured content along with an output schema for client data validation","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"location":{"description":"Choose city","enum":["New York","Chicago","Los Angeles"],"type":"string"}},"required":["location"],"type":"object"},"name":"get-structured-content","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"conditions":{"description":"Weather conditions description","type":"string"},"humidity":{"description":"Humidity percentage","type":"number"},"temperature":{"description":"Temperature in celsius","type":"number"}},"required":["temperature","conditions","humidity"],"type":"object"}}"#,
+        title = "Get Structured Content Tool"
+    )]
     GetStructuredContent(GetStructuredContentArgs),
     /// Returns the sum of two numbers
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns the sum of two numbers","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"a":{"description":"First number","type":"number"},"b":{"description":"Second number","type":"number"}},"required":["a","b"],"type":"object"},"name":"get-sum"}"#,
+        title = "Get Sum Tool"
+    )]
     GetSum(GetSumArgs),
     /// Returns a tiny MCP logo image.
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns a tiny MCP logo image.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"get-tiny-image"}"#,
+        title = "Get Tiny Image Tool"
+    )]
     GetTinyImage(GetTinyImageArgs),
     /// Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":false},"description":"Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"default":"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md","description":"URL or data URI of the file content to compress","format":"uri","type":"string"},"name":{"default":"README.md.gz","description":"Name of the output file","type":"string"},"outputType":{"default":"resourceLink","description":"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.","enum":["resourceLink","resource"],"type":"string"}},"type":"object"},"name":"gzip-file-as-resource"}"#,
+        title = "GZip File as Resource Tool"
+    )]
     GzipFileAsResource(GzipFileAsResourceArgs),
     /// Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"ambiguous":{"default":false,"description":"Simulate an ambiguous query that requires clarification (triggers input_required status)","type":"boolean"},"topic":{"description":"The research topic to investigate","type":"string"}},"required":["topic"],"type":"object"},"name":"simulate-research-query"}"#,
+        title = "Simulate Research Query"
+    )]
     SimulateResearchQuery(SimulateResearchQueryArgs),
     /// Toggles simulated, random-leveled logging on or off.
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Toggles simulated, random-leveled logging on or off.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"toggle-simulated-logging"}"#,
+        title = "Toggle Simulated Logging"
+    )]
     ToggleSimulatedLogging(ToggleSimulatedLoggingArgs),
     /// Toggles simulated resource subscription updates on or off.
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Toggles simulated resource subscription updates on or off.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"toggle-subscriber-updates"}"#,
+        title = "Toggle Subscriber Updates"
+    )]
     ToggleSubscriberUpdates(ToggleSubscriberUpdatesArgs),
     /// Demonstrates a long running operation with progress updates.
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Demonstrates a long running operation with progress updates.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"duration":{"default":10,"description":"Duration of the operation in seconds","type":"number"},"steps":{"default":5,"description":"Number of steps in the operation","type":"number"}},"type":"object"},"name":"trigger-long-running-operation"}"#,
+        title = "Trigger Long Running Operation Tool"
+    )]
     TriggerLongRunningOperation(TriggerLongRunningOperationArgs),
 }
-#[allow(unused_imports, clippy::all)]
-const _: () = {
-    use ::toolseal::__private as rt;
-    use ::core::option::Option::{self, None, Some};
-    use ::core::result::Result::{self, Err, Ok};
-    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
-        <ToolCall as rt::ToolSet>::NAMES,
-    );
-    impl rt::ToolSet for ToolCall {
-        const REGISTRY: &'static str = "../../tests/registries/mcp/server-everything.json";
-        const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo::new(
-                    "echo",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Echoes back the input string\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"message\":{\"description\":\"Message to echo\",\"type\":\"string\"}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"echo\"}",
-                    "2955a2bafb4e7de576be8a0449ed43d0543ce6042d2247638fc7a661c51477c9",
-                )
-                .title("Echo Tool")
-                .description("Echoes back the input string")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "get-annotated-message",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates how annotations can be used to provide metadata about content.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"includeImage\":{\"default\":false,\"description\":\"Whether to include an example image\",\"type\":\"boolean\"},\"messageType\":{\"description\":\"Type of message to demonstrate different annotation patterns\",\"enum\":[\"error\",\"success\",\"debug\"],\"type\":\"string\"}},\"required\":[\"messageType\"],\"type\":\"object\"},\"name\":\"get-annotated-message\"}",
-                    "e078ad7e4070953a8076ac7665ed53ab7de41d1ad8beff48d4d6b6d0ef4bec65",
-                )
-                .title("Get Annotated Message Tool")
-                .description(
-                    "Demonstrates how annotations can be used to provide metadata about content.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "get-env",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns all environment variables, helpful for debugging MCP server configuration\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-env\"}",
-                    "2fd3c616e85a91fa1918df9d976bccfe90ddc623142f2c4d750c0e81ddaf7c13",
-                )
-                .title("Print Environment Tool")
-                .description(
-                    "Returns all environment variables, helpful for debugging MCP server configuration",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "get-resource-links",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns up to ten resource links that reference different types of resources\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"count\":{\"default\":3,\"description\":\"Number of resource links to return (1-10)\",\"maximum\":10,\"minimum\":1,\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"get-resource-links\"}",
-                    "60b8e6ff7ae21f59123875fb6be6f1faf8bc343fed8d6fae96a398f458423088",
-                )
-                .title("Get Resource Links Tool")
-                .description(
-                    "Returns up to ten resource links that reference different types of resources",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "get-resource-reference",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a resource reference that can be used by MCP clients\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"resourceId\":{\"default\":1,\"description\":\"ID of the text resource to fetch\",\"type\":\"number\"},\"resourceType\":{\"default\":\"Text\",\"enum\":[\"Text\",\"Blob\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"get-resource-reference\"}",
-                    "1a4001a1f20255b93695ef6f8e8e4b7b286bc949265938303355a81c3f3df7db",
-                )
-                .title("Get Resource Reference Tool")
-                .description(
-                    "Returns a resource reference that can be used by MCP clients",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "get-structured-content",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns structured content along with an output schema for client data validation\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"location\":{\"description\":\"Choose city\",\"enum\":[\"New York\",\"Chicago\",\"Los Angeles\"],\"type\":\"string\"}},\"required\":[\"location\"],\"type\":\"object\"},\"name\":\"get-structured-content\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"conditions\":{\"description\":\"Weather conditions description\",\"type\":\"string\"},\"humidity\":{\"description\":\"Humidity percentage\",\"type\":\"number\"},\"temperature\":{\"description\":\"Temperature in celsius\",\"type\":\"number\"}},\"required\":[\"temperature\",\"conditions\",\"humidity\"],\"type\":\"object\"}}",
-                    "696aa0b89431f71ae6324a517df4585ac7ba9ac4ca011f8544ff8f0b1f8754eb",
-                )
-                .title("Get Structured Content Tool")
-                .description(
-                    "Returns structured content along with an output schema for client data validation",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "get-sum",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the sum of two numbers\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"a\":{\"description\":\"First number\",\"type\":\"number\"},\"b\":{\"description\":\"Second number\",\"type\":\"number\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"get-sum\"}",
-                    "f54fcce8a916c7ff945f2c6ddde29f82ac4e2d74ac30fbb6ed6ae51c04dea80a",
-                )
-                .title("Get Sum Tool")
-                .description("Returns the sum of two numbers")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "get-tiny-image",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a tiny MCP logo image.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-tiny-image\"}",
-                    "118cf2ec509a8a9b72f67f8036ebe5ca147e10b9fcde4915ea903f6f89bfa3f2",
-                )
-                .title("Get Tiny Image Tool")
-                .description("Returns a tiny MCP logo image.")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "gzip-file-as-resource",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":true,\"readOnlyHint\":false},\"description\":\"Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"data\":{\"default\":\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\",\"description\":\"URL or data URI of the file content to compress\",\"format\":\"uri\",\"type\":\"string\"},\"name\":{\"default\":\"README.md.gz\",\"description\":\"Name of the output file\",\"type\":\"string\"},\"outputType\":{\"default\":\"resourceLink\",\"description\":\"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.\",\"enum\":[\"resourceLink\",\"resource\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"gzip-file-as-resource\"}",
-                    "15b8386b21b89db0d31259d96066f91ebcef73afb6e12307849510dbeb2bdf8f",
-                )
-                .title("GZip File as Resource Tool")
-                .description(
-                    "Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(true),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "simulate-research-query",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"ambiguous\":{\"default\":false,\"description\":\"Simulate an ambiguous query that requires clarification (triggers input_required status)\",\"type\":\"boolean\"},\"topic\":{\"description\":\"The research topic to investigate\",\"type\":\"string\"}},\"required\":[\"topic\"],\"type\":\"object\"},\"name\":\"simulate-research-query\"}",
-                    "4a19b0431e7552088127df02bc3ca1b64df999a8b423580e5b7731e857395204",
-                )
-                .title("Simulate Research Query")
-                .description(
-                    "Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(false),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "toggle-simulated-logging",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated, random-leveled logging on or off.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-simulated-logging\"}",
-                    "7ea61fc861881d0c90c9e42832153cd9a6b0e323716048db3cf8e8ac2f19b0a4",
-                )
-                .title("Toggle Simulated Logging")
-                .description("Toggles simulated, random-leveled logging on or off.")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(false),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "toggle-subscriber-updates",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated resource subscription updates on or off.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-subscriber-updates\"}",
-                    "d94065639ef44eb128898276af73e460a04f48297ae04211e7a017946a8e42b2",
-                )
-                .title("Toggle Subscriber Updates")
-                .description(
-                    "Toggles simulated resource subscription updates on or off.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(false),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "trigger-long-running-operation",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates a long running operation with progress updates.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"duration\":{\"default\":10,\"description\":\"Duration of the operation in seconds\",\"type\":\"number\"},\"steps\":{\"default\":5,\"description\":\"Number of steps in the operation\",\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"trigger-long-running-operation\"}",
-                    "2114160fd1629a9b9f246cf02cf68209346f26026730dcf89061e1abc38ba519",
-                )
-                .title("Trigger Long Running Operation Tool")
-                .description(
-                    "Demonstrates a long running operation with progress updates.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-        ];
-        const NAMES: &'static [&'static str] = &[
-            "echo",
-            "get-annotated-message",
-            "get-env",
-            "get-resource-links",
-            "get-resource-reference",
-            "get-structured-content",
-            "get-sum",
-            "get-tiny-image",
-            "gzip-file-as-resource",
-            "simulate-research-query",
-            "toggle-simulated-logging",
-            "toggle-subscriber-updates",
-            "trigger-long-running-operation",
-        ];
-        fn tool_names() -> rt::Names {
-            NAME_TABLE.names()
-        }
-        fn static_name(name: &str) -> Option<&'static str> {
-            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
-        }
-        fn resolve_parts(
-            name: &str,
-            arguments: Option<&rt::Json<'_>>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
-            let root = rt::Path::root();
-            let at = root.key("arguments");
-            let resolved = match NAME_TABLE.get(name) {
-                Some(0) => {
-                    <EchoArgs as rt::FromJson>::from_json(args, &at, cx).map(Self::Echo)
-                }
-                Some(1) => {
-                    <GetAnnotatedMessageArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetAnnotatedMessage)
-                }
-                Some(2) => {
-                    <GetEnvArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetEnv)
-                }
-                Some(3) => {
-                    <GetResourceLinksArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetResourceLinks)
-                }
-                Some(4) => {
-                    <GetResourceReferenceArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetResourceReference)
-                }
-                Some(5) => {
-                    <GetStructuredContentArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetStructuredContent)
-                }
-                Some(6) => {
-                    <GetSumArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetSum)
-                }
-                Some(7) => {
-                    <GetTinyImageArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetTinyImage)
-                }
-                Some(8) => {
-                    <GzipFileAsResourceArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GzipFileAsResource)
-                }
-                Some(9) => {
-                    <SimulateResearchQueryArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::SimulateResearchQuery)
-                }
-                Some(10) => {
-                    <ToggleSimulatedLoggingArgs as rt::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
-                        .map(Self::ToggleSimulatedLogging)
-                }
-                Some(11) => {
-                    <ToggleSubscriberUpdatesArgs as rt::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
-                        .map(Self::ToggleSubscriberUpdates)
-                }
-                Some(12) => {
-                    <TriggerLongRunningOperationArgs as rt::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
-                        .map(Self::TriggerLongRunningOperation)
-                }
-                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
-            };
-            resolved.map_err(|r| r.with_tool(name))
-        }
-        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
-            match tool {
-                0 => <EchoArgs as rt::FromJson>::read(r).map(Self::Echo),
-                1 => {
-                    <GetAnnotatedMessageArgs as rt::FromJson>::read(r)
-                        .map(Self::GetAnnotatedMessage)
-                }
-                2 => <GetEnvArgs as rt::FromJson>::read(r).map(Self::GetEnv),
-                3 => {
-                    <GetResourceLinksArgs as rt::FromJson>::read(r)
-                        .map(Self::GetResourceLinks)
-                }
-                4 => {
-                    <GetResourceReferenceArgs as rt::FromJson>::read(r)
-                        .map(Self::GetResourceReference)
-                }
-                5 => {
-                    <GetStructuredContentArgs as rt::FromJson>::read(r)
-                        .map(Self::GetStructuredContent)
-                }
-                6 => <GetSumArgs as rt::FromJson>::read(r).map(Self::GetSum),
-                7 => <GetTinyImageArgs as rt::FromJson>::read(r).map(Self::GetTinyImage),
-                8 => {
-                    <GzipFileAsResourceArgs as rt::FromJson>::read(r)
-                        .map(Self::GzipFileAsResource)
-                }
-                9 => {
-                    <SimulateResearchQueryArgs as rt::FromJson>::read(r)
-                        .map(Self::SimulateResearchQuery)
-                }
-                10 => {
-                    <ToggleSimulatedLoggingArgs as rt::FromJson>::read(r)
-                        .map(Self::ToggleSimulatedLogging)
-                }
-                11 => {
-                    <ToggleSubscriberUpdatesArgs as rt::FromJson>::read(r)
-                        .map(Self::ToggleSubscriberUpdates)
-                }
-                12 => {
-                    <TriggerLongRunningOperationArgs as rt::FromJson>::read(r)
-                        .map(Self::TriggerLongRunningOperation)
-                }
-                _ => None,
-            }
-        }
-        fn name(&self) -> &'static str {
-            match self {
-                Self::Echo(_) => "echo",
-                Self::GetAnnotatedMessage(_) => "get-annotated-message",
-                Self::GetEnv(_) => "get-env",
-                Self::GetResourceLinks(_) => "get-resource-links",
-                Self::GetResourceReference(_) => "get-resource-reference",
-                Self::GetStructuredContent(_) => "get-structured-content",
-                Self::GetSum(_) => "get-sum",
-                Self::GetTinyImage(_) => "get-tiny-image",
-                Self::GzipFileAsResource(_) => "gzip-file-as-resource",
-                Self::SimulateResearchQuery(_) => "simulate-research-query",
-                Self::ToggleSimulatedLogging(_) => "toggle-simulated-logging",
-                Self::ToggleSubscriberUpdates(_) => "toggle-subscriber-updates",
-                Self::TriggerLongRunningOperation(_) => "trigger-long-running-operation",
-            }
-        }
-    }
-    #[allow(dead_code)]
-    impl ToolCall {
-        /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
-        /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_strict(bytes)
-        }
-        /// Resolves a call object with `options`; the result records any lenient coercion.
-        pub fn from_json_with(
-            bytes: &[u8],
-            options: &rt::Options,
-        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, options)
-        }
-        /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_tree_with(
-                    &rt::Json::from_value(value),
-                    &rt::Options::strict(),
-                )
-                .map(|r| r.call)
-        }
-        /// The tool this call names, as declared in the registry.
-        pub fn name(&self) -> &'static str {
-            <Self as rt::ToolSet>::name(self)
-        }
-        /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static rt::ToolInfo {
-            <Self as rt::ToolSet>::info(self)
-        }
-        /// Each tool's arguments schema as derived from the generated types
-        /// (`schemars`), in registry order: the closed-world schema to show a model.
-        pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, rt::schemars::Schema),
-        > {
-            ::std::vec![
-                ("echo", rt::root_schema(< EchoArgs as rt::schemars::JsonSchema >
-                ::schema_name, < EchoArgs as rt::schemars::JsonSchema > ::json_schema)),
-                ("get-annotated-message", rt::root_schema(< GetAnnotatedMessageArgs as
-                rt::schemars::JsonSchema > ::schema_name, < GetAnnotatedMessageArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("get-env", rt::root_schema(<
-                GetEnvArgs as rt::schemars::JsonSchema > ::schema_name, < GetEnvArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("get-resource-links",
-                rt::root_schema(< GetResourceLinksArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GetResourceLinksArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("get-resource-reference", rt::root_schema(<
-                GetResourceReferenceArgs as rt::schemars::JsonSchema > ::schema_name, <
-                GetResourceReferenceArgs as rt::schemars::JsonSchema > ::json_schema)),
-                ("get-structured-content", rt::root_schema(< GetStructuredContentArgs as
-                rt::schemars::JsonSchema > ::schema_name, < GetStructuredContentArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("get-sum", rt::root_schema(<
-                GetSumArgs as rt::schemars::JsonSchema > ::schema_name, < GetSumArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("get-tiny-image",
-                rt::root_schema(< GetTinyImageArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GetTinyImageArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("gzip-file-as-resource", rt::root_schema(<
-                GzipFileAsResourceArgs as rt::schemars::JsonSchema > ::schema_name, <
-                GzipFileAsResourceArgs as rt::schemars::JsonSchema > ::json_schema)),
-                ("simulate-research-query", rt::root_schema(< SimulateResearchQueryArgs
-                as rt::schemars::JsonSchema > ::schema_name, < SimulateResearchQueryArgs
-                as rt::schemars::JsonSchema > ::json_schema)),
-                ("toggle-simulated-logging", rt::root_schema(< ToggleSimulatedLoggingArgs
-                as rt::schemars::JsonSchema > ::schema_name, < ToggleSimulatedLoggingArgs
-                as rt::schemars::JsonSchema > ::json_schema)),
-                ("toggle-subscriber-updates", rt::root_schema(<
-                ToggleSubscriberUpdatesArgs as rt::schemars::JsonSchema > ::schema_name,
-                < ToggleSubscriberUpdatesArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("trigger-long-running-operation", rt::root_schema(<
-                TriggerLongRunningOperationArgs as rt::schemars::JsonSchema >
-                ::schema_name, < TriggerLongRunningOperationArgs as
-                rt::schemars::JsonSchema > ::json_schema)),
-            ]
-        }
-        /// The tools a model may call, as `format`'s request lists them (its `tools`
-        /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, |_| true)
-        }
-        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
-        pub fn definitions_for(
-            format: rt::WireFormat,
-            visible: impl FnMut(&str) -> bool,
-        ) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, visible)
-        }
-        /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> rt::serde_json::Value {
-            match self {
-                Self::Echo(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetAnnotatedMessage(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetEnv(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetResourceLinks(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetResourceReference(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetStructuredContent(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetSum(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetTinyImage(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GzipFileAsResource(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::SimulateResearchQuery(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ToggleSimulatedLogging(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ToggleSubscriberUpdates(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::TriggerLongRunningOperation(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-            }
-        }
-    }
-    impl rt::serde::Serialize for ToolCall {
-        /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("name", self.name())?;
-            match self {
-                Self::Echo(a) => map.serialize_entry("arguments", a)?,
-                Self::GetAnnotatedMessage(a) => map.serialize_entry("arguments", a)?,
-                Self::GetEnv(a) => map.serialize_entry("arguments", a)?,
-                Self::GetResourceLinks(a) => map.serialize_entry("arguments", a)?,
-                Self::GetResourceReference(a) => map.serialize_entry("arguments", a)?,
-                Self::GetStructuredContent(a) => map.serialize_entry("arguments", a)?,
-                Self::GetSum(a) => map.serialize_entry("arguments", a)?,
-                Self::GetTinyImage(a) => map.serialize_entry("arguments", a)?,
-                Self::GzipFileAsResource(a) => map.serialize_entry("arguments", a)?,
-                Self::SimulateResearchQuery(a) => map.serialize_entry("arguments", a)?,
-                Self::ToggleSimulatedLogging(a) => map.serialize_entry("arguments", a)?,
-                Self::ToggleSubscriberUpdates(a) => map.serialize_entry("arguments", a)?,
-                Self::TriggerLongRunningOperation(a) => {
-                    map.serialize_entry("arguments", a)?
-                }
-            }
-            map.end()
-        }
-    }
-};

@@ -341,584 +341,91 @@ pub struct WriteFileOutput {
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::ToolSet)]
+#[toolseal(registry = "../../tests/registries/mcp/server-filesystem.json")]
 pub enum ToolCall {
     /// Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"create_directory","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"}}"#,
+        title = "Create Directory"
+    )]
     CreateDirectory(CreateDirectoryArgs),
     /// Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"excludePatterns":{"default":[],"items":{"type":"string"},"type":"array"},"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"directory_tree","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"}}"#,
+        title = "Directory Tree"
+    )]
     DirectoryTree(DirectoryTreeArgs),
     /// Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"dryRun":{"default":false,"description":"Preview changes using git-style diff format","type":"boolean"},"edits":{"items":{"properties":{"newText":{"description":"Text to replace with","type":"string"},"oldText":{"description":"Text to search for - must match exactly","type":"string"}},"required":["oldText","newText"],"type":"object"},"type":"array"},"path":{"type":"string"}},"required":["path","edits"],"type":"object"},"name":"edit_file","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"}}"#,
+        title = "Edit File"
+    )]
     EditFile(EditFileArgs),
     /// Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"get_file_info","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"}}"#,
+        title = "Get File Info"
+    )]
     GetFileInfo(GetFileInfoArgs),
     /// Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.
+    #[toolseal(
+        definition = r#"{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"list_allowed_directories","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"}}"#,
+        title = "List Allowed Directories"
+    )]
     ListAllowedDirectories(ListAllowedDirectoriesArgs),
     /// Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with \[FILE\] and \[DIR\] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"list_directory","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"}}"#,
+        title = "List Directory"
+    )]
     ListDirectory(ListDirectoryArgs),
     /// Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with \[FILE\] and \[DIR\] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"path":{"type":"string"},"sortBy":{"default":"name","description":"Sort entries by name or size","enum":["name","size"],"type":"string"}},"required":["path"],"type":"object"},"name":"list_directory_with_sizes","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"}}"#,
+        title = "List Directory with Sizes"
+    )]
     ListDirectoryWithSizes(ListDirectoryWithSizesArgs),
     /// Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"destination":{"type":"string"},"source":{"type":"string"}},"required":["source","destination"],"type":"object"},"name":"move_file","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"}}"#,
+        title = "Move File"
+    )]
     MoveFile(MoveFileArgs),
     /// Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
+    #[toolseal(
+        definition = r#"{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"head":{"description":"If provided, returns only the first N lines of the file","type":"number"},"path":{"type":"string"},"tail":{"description":"If provided, returns only the last N lines of the file","type":"number"}},"required":["path"],"type":"object"},"name":"read_file","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"}}"#,
+        title = "Read File (Deprecated)"
+    )]
     ReadFile(ReadFileArgs),
     /// Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"read_media_file","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"items":{"anyOf":[{"additionalProperties":false,"properties":{"data":{"type":"string"},"mimeType":{"type":"string"},"type":{"enum":["image","audio"],"type":"string"}},"required":["type","data","mimeType"],"type":"object"},{"additionalProperties":false,"properties":{"resource":{"additionalProperties":false,"properties":{"blob":{"type":"string"},"mimeType":{"type":"string"},"uri":{"type":"string"}},"required":["uri","blob"],"type":"object"},"type":{"const":"resource","type":"string"}},"required":["type","resource"],"type":"object"}]},"type":"array"}},"required":["content"],"type":"object"}}"#,
+        title = "Read Media File"
+    )]
     ReadMediaFile(ReadMediaFileArgs),
     /// Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"paths":{"description":"Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.","items":{"type":"string"},"minItems":1,"type":"array"}},"required":["paths"],"type":"object"},"name":"read_multiple_files","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"}}"#,
+        title = "Read Multiple Files"
+    )]
     ReadMultipleFiles(ReadMultipleFilesArgs),
     /// Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"head":{"description":"If provided, returns only the first N lines of the file","type":"number"},"path":{"type":"string"},"tail":{"description":"If provided, returns only the last N lines of the file","type":"number"}},"required":["path"],"type":"object"},"name":"read_text_file","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"}}"#,
+        title = "Read Text File"
+    )]
     ReadTextFile(ReadTextFileArgs),
     /// Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
+    #[toolseal(
+        definition = r#"{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"excludePatterns":{"default":[],"items":{"type":"string"},"type":"array"},"path":{"type":"string"},"pattern":{"type":"string"}},"required":["path","pattern"],"type":"object"},"name":"search_files","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"}}"#,
+        title = "Search Files"
+    )]
     SearchFiles(SearchFilesArgs),
     /// Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"],"type":"object"},"name":"write_file","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"}}"#,
+        title = "Write File"
+    )]
     WriteFile(WriteFileArgs),
 }
-#[allow(unused_imports, clippy::all)]
-const _: () = {
-    use ::toolseal::__private as rt;
-    use ::core::option::Option::{self, None, Some};
-    use ::core::result::Result::{self, Err, Ok};
-    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
-        <ToolCall as rt::ToolSet>::NAMES,
-    );
-    impl rt::ToolSet for ToolCall {
-        const REGISTRY: &'static str = "../../tests/registries/mcp/server-filesystem.json";
-        const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo::new(
-                    "create_directory",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"create_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                    "65a8100d75794106b9ac46c370ed488bb2b697b4226b0f52a34ce9266693fcb6",
-                )
-                .title("Create Directory")
-                .description(
-                    "Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "directory_tree",
-                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"directory_tree\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                    "0a2bbba458895ae288b0e9d216030e3215709e5c69e48501f394508f76f7623a",
-                )
-                .title("Directory Tree")
-                .description(
-                    "Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "edit_file",
-                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"dryRun\":{\"default\":false,\"description\":\"Preview changes using git-style diff format\",\"type\":\"boolean\"},\"edits\":{\"items\":{\"properties\":{\"newText\":{\"description\":\"Text to replace with\",\"type\":\"string\"},\"oldText\":{\"description\":\"Text to search for - must match exactly\",\"type\":\"string\"}},\"required\":[\"oldText\",\"newText\"],\"type\":\"object\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"edits\"],\"type\":\"object\"},\"name\":\"edit_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                    "70a70331d7ee9a43c472de4dfe30d9c13b5b05b659859eee9781063ff0799483",
-                )
-                .title("Edit File")
-                .description(
-                    "Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(true),
-                    idempotent_hint: Some(false),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "get_file_info",
-                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"get_file_info\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                    "1abcdeae60d9a4aa153dda30099ba90a46c1becb097fa0e0e18a292165082381",
-                )
-                .title("Get File Info")
-                .description(
-                    "Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "list_allowed_directories",
-                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"list_allowed_directories\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                    "2fd9d5d503cac4b0cc2d4e94319ab0813212d9bd4e18fba8cf01599d5daaf3b4",
-                )
-                .title("List Allowed Directories")
-                .description(
-                    "Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "list_directory",
-                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                    "bb6f7559bbfe99cddeccb4be20c7734737f733558649407e3a0f7e8780ccd939",
-                )
-                .title("List Directory")
-                .description(
-                    "Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "list_directory_with_sizes",
-                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"},\"sortBy\":{\"default\":\"name\",\"description\":\"Sort entries by name or size\",\"enum\":[\"name\",\"size\"],\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory_with_sizes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                    "7ca1582f6b3f87ab4f0f4e16be8000a127bd890a46339c12f38f29e5b90926dc",
-                )
-                .title("List Directory with Sizes")
-                .description(
-                    "Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "move_file",
-                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"destination\":{\"type\":\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"source\",\"destination\"],\"type\":\"object\"},\"name\":\"move_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                    "2da97c5e3c3f41ec6e11b1efb196961314c744b9605bd689755fed37693fbf49",
-                )
-                .title("Move File")
-                .description(
-                    "Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(true),
-                    idempotent_hint: Some(false),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "read_file",
-                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                    "832dfa7b016bde2ee031446194327fd9fd9b09be918c38d3fd692cc52c5e16a1",
-                )
-                .title("Read File (Deprecated)")
-                .description(
-                    "Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "read_media_file",
-                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_media_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"],\"type\":\"string\"}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"resource\":{\"additionalProperties\":false,\"properties\":{\"blob\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"uri\",\"blob\"],\"type\":\"object\"},\"type\":{\"const\":\"resource\",\"type\":\"string\"}},\"required\":[\"type\",\"resource\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                    "5847ec84c824b89f6c3c8867d325693c8bb7811dfffd162422688c3e3573404f",
-                )
-                .title("Read Media File")
-                .description(
-                    "Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "read_multiple_files",
-                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"paths\":{\"description\":\"Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"type\":\"array\"}},\"required\":[\"paths\"],\"type\":\"object\"},\"name\":\"read_multiple_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                    "62c2b6464a7d3a9d81523b9e5de4dc310c4a5ca393637d22da5812003f5e3799",
-                )
-                .title("Read Multiple Files")
-                .description(
-                    "Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "read_text_file",
-                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_text_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                    "9888d5b04be85432da2a27572407ddf800cc14c58a60aa002f7b2cdec9000f89",
-                )
-                .title("Read Text File")
-                .description(
-                    "Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "search_files",
-                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"}},\"required\":[\"path\",\"pattern\"],\"type\":\"object\"},\"name\":\"search_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                    "12c3e315ac7b86d99b26fdc169b10949b8d361a0502de53266e30f9d1d5fae11",
-                )
-                .title("Search Files")
-                .description(
-                    "Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "write_file",
-                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"name\":\"write_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                    "1e4d94b04c749d880328ebd83299bcc3aea8d4094e064f87b99c8aa8479404b0",
-                )
-                .title("Write File")
-                .description(
-                    "Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(true),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-        ];
-        const NAMES: &'static [&'static str] = &[
-            "create_directory",
-            "directory_tree",
-            "edit_file",
-            "get_file_info",
-            "list_allowed_directories",
-            "list_directory",
-            "list_directory_with_sizes",
-            "move_file",
-            "read_file",
-            "read_media_file",
-            "read_multiple_files",
-            "read_text_file",
-            "search_files",
-            "write_file",
-        ];
-        fn tool_names() -> rt::Names {
-            NAME_TABLE.names()
-        }
-        fn static_name(name: &str) -> Option<&'static str> {
-            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
-        }
-        fn resolve_parts(
-            name: &str,
-            arguments: Option<&rt::Json<'_>>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
-            let root = rt::Path::root();
-            let at = root.key("arguments");
-            let resolved = match NAME_TABLE.get(name) {
-                Some(0) => {
-                    <CreateDirectoryArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::CreateDirectory)
-                }
-                Some(1) => {
-                    <DirectoryTreeArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::DirectoryTree)
-                }
-                Some(2) => {
-                    <EditFileArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::EditFile)
-                }
-                Some(3) => {
-                    <GetFileInfoArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetFileInfo)
-                }
-                Some(4) => {
-                    <ListAllowedDirectoriesArgs as rt::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
-                        .map(Self::ListAllowedDirectories)
-                }
-                Some(5) => {
-                    <ListDirectoryArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ListDirectory)
-                }
-                Some(6) => {
-                    <ListDirectoryWithSizesArgs as rt::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
-                        .map(Self::ListDirectoryWithSizes)
-                }
-                Some(7) => {
-                    <MoveFileArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::MoveFile)
-                }
-                Some(8) => {
-                    <ReadFileArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ReadFile)
-                }
-                Some(9) => {
-                    <ReadMediaFileArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ReadMediaFile)
-                }
-                Some(10) => {
-                    <ReadMultipleFilesArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ReadMultipleFiles)
-                }
-                Some(11) => {
-                    <ReadTextFileArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ReadTextFile)
-                }
-                Some(12) => {
-                    <SearchFilesArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::SearchFiles)
-                }
-                Some(13) => {
-                    <WriteFileArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::WriteFile)
-                }
-                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
-            };
-            resolved.map_err(|r| r.with_tool(name))
-        }
-        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
-            match tool {
-                0 => {
-                    <CreateDirectoryArgs as rt::FromJson>::read(r)
-                        .map(Self::CreateDirectory)
-                }
-                1 => {
-                    <DirectoryTreeArgs as rt::FromJson>::read(r).map(Self::DirectoryTree)
-                }
-                2 => <EditFileArgs as rt::FromJson>::read(r).map(Self::EditFile),
-                3 => <GetFileInfoArgs as rt::FromJson>::read(r).map(Self::GetFileInfo),
-                4 => {
-                    <ListAllowedDirectoriesArgs as rt::FromJson>::read(r)
-                        .map(Self::ListAllowedDirectories)
-                }
-                5 => {
-                    <ListDirectoryArgs as rt::FromJson>::read(r).map(Self::ListDirectory)
-                }
-                6 => {
-                    <ListDirectoryWithSizesArgs as rt::FromJson>::read(r)
-                        .map(Self::ListDirectoryWithSizes)
-                }
-                7 => <MoveFileArgs as rt::FromJson>::read(r).map(Self::MoveFile),
-                8 => <ReadFileArgs as rt::FromJson>::read(r).map(Self::ReadFile),
-                9 => {
-                    <ReadMediaFileArgs as rt::FromJson>::read(r).map(Self::ReadMediaFile)
-                }
-                10 => {
-                    <ReadMultipleFilesArgs as rt::FromJson>::read(r)
-                        .map(Self::ReadMultipleFiles)
-                }
-                11 => <ReadTextFileArgs as rt::FromJson>::read(r).map(Self::ReadTextFile),
-                12 => <SearchFilesArgs as rt::FromJson>::read(r).map(Self::SearchFiles),
-                13 => <WriteFileArgs as rt::FromJson>::read(r).map(Self::WriteFile),
-                _ => None,
-            }
-        }
-        fn name(&self) -> &'static str {
-            match self {
-                Self::CreateDirectory(_) => "create_directory",
-                Self::DirectoryTree(_) => "directory_tree",
-                Self::EditFile(_) => "edit_file",
-                Self::GetFileInfo(_) => "get_file_info",
-                Self::ListAllowedDirectories(_) => "list_allowed_directories",
-                Self::ListDirectory(_) => "list_directory",
-                Self::ListDirectoryWithSizes(_) => "list_directory_with_sizes",
-                Self::MoveFile(_) => "move_file",
-                Self::ReadFile(_) => "read_file",
-                Self::ReadMediaFile(_) => "read_media_file",
-                Self::ReadMultipleFiles(_) => "read_multiple_files",
-                Self::ReadTextFile(_) => "read_text_file",
-                Self::SearchFiles(_) => "search_files",
-                Self::WriteFile(_) => "write_file",
-            }
-        }
-    }
-    #[allow(dead_code)]
-    impl ToolCall {
-        /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
-        /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_strict(bytes)
-        }
-        /// Resolves a call object with `options`; the result records any lenient coercion.
-        pub fn from_json_with(
-            bytes: &[u8],
-            options: &rt::Options,
-        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, options)
-        }
-        /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_tree_with(
-                    &rt::Json::from_value(value),
-                    &rt::Options::strict(),
-                )
-                .map(|r| r.call)
-        }
-        /// The tool this call names, as declared in the registry.
-        pub fn name(&self) -> &'static str {
-            <Self as rt::ToolSet>::name(self)
-        }
-        /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static rt::ToolInfo {
-            <Self as rt::ToolSet>::info(self)
-        }
-        /// Each tool's arguments schema as derived from the generated types
-        /// (`schemars`), in registry order: the closed-world schema to show a model.
-        pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, rt::schemars::Schema),
-        > {
-            ::std::vec![
-                ("create_directory", rt::root_schema(< CreateDirectoryArgs as
-                rt::schemars::JsonSchema > ::schema_name, < CreateDirectoryArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("directory_tree",
-                rt::root_schema(< DirectoryTreeArgs as rt::schemars::JsonSchema >
-                ::schema_name, < DirectoryTreeArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("edit_file", rt::root_schema(< EditFileArgs as
-                rt::schemars::JsonSchema > ::schema_name, < EditFileArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("get_file_info",
-                rt::root_schema(< GetFileInfoArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GetFileInfoArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("list_allowed_directories", rt::root_schema(<
-                ListAllowedDirectoriesArgs as rt::schemars::JsonSchema > ::schema_name, <
-                ListAllowedDirectoriesArgs as rt::schemars::JsonSchema > ::json_schema)),
-                ("list_directory", rt::root_schema(< ListDirectoryArgs as
-                rt::schemars::JsonSchema > ::schema_name, < ListDirectoryArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("list_directory_with_sizes",
-                rt::root_schema(< ListDirectoryWithSizesArgs as rt::schemars::JsonSchema
-                > ::schema_name, < ListDirectoryWithSizesArgs as rt::schemars::JsonSchema
-                > ::json_schema)), ("move_file", rt::root_schema(< MoveFileArgs as
-                rt::schemars::JsonSchema > ::schema_name, < MoveFileArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("read_file",
-                rt::root_schema(< ReadFileArgs as rt::schemars::JsonSchema >
-                ::schema_name, < ReadFileArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("read_media_file", rt::root_schema(< ReadMediaFileArgs
-                as rt::schemars::JsonSchema > ::schema_name, < ReadMediaFileArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("read_multiple_files",
-                rt::root_schema(< ReadMultipleFilesArgs as rt::schemars::JsonSchema >
-                ::schema_name, < ReadMultipleFilesArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("read_text_file", rt::root_schema(< ReadTextFileArgs as
-                rt::schemars::JsonSchema > ::schema_name, < ReadTextFileArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("search_files",
-                rt::root_schema(< SearchFilesArgs as rt::schemars::JsonSchema >
-                ::schema_name, < SearchFilesArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("write_file", rt::root_schema(< WriteFileArgs as
-                rt::schemars::JsonSchema > ::schema_name, < WriteFileArgs as
-                rt::schemars::JsonSchema > ::json_schema)),
-            ]
-        }
-        /// The tools a model may call, as `format`'s request lists them (its `tools`
-        /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, |_| true)
-        }
-        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
-        pub fn definitions_for(
-            format: rt::WireFormat,
-            visible: impl FnMut(&str) -> bool,
-        ) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, visible)
-        }
-        /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> rt::serde_json::Value {
-            match self {
-                Self::CreateDirectory(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::DirectoryTree(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::EditFile(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetFileInfo(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ListAllowedDirectories(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ListDirectory(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ListDirectoryWithSizes(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::MoveFile(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ReadFile(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ReadMediaFile(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ReadMultipleFiles(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ReadTextFile(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::SearchFiles(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::WriteFile(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-            }
-        }
-    }
-    impl rt::serde::Serialize for ToolCall {
-        /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("name", self.name())?;
-            match self {
-                Self::CreateDirectory(a) => map.serialize_entry("arguments", a)?,
-                Self::DirectoryTree(a) => map.serialize_entry("arguments", a)?,
-                Self::EditFile(a) => map.serialize_entry("arguments", a)?,
-                Self::GetFileInfo(a) => map.serialize_entry("arguments", a)?,
-                Self::ListAllowedDirectories(a) => map.serialize_entry("arguments", a)?,
-                Self::ListDirectory(a) => map.serialize_entry("arguments", a)?,
-                Self::ListDirectoryWithSizes(a) => map.serialize_entry("arguments", a)?,
-                Self::MoveFile(a) => map.serialize_entry("arguments", a)?,
-                Self::ReadFile(a) => map.serialize_entry("arguments", a)?,
-                Self::ReadMediaFile(a) => map.serialize_entry("arguments", a)?,
-                Self::ReadMultipleFiles(a) => map.serialize_entry("arguments", a)?,
-                Self::ReadTextFile(a) => map.serialize_entry("arguments", a)?,
-                Self::SearchFiles(a) => map.serialize_entry("arguments", a)?,
-                Self::WriteFile(a) => map.serialize_entry("arguments", a)?,
-            }
-            map.end()
-        }
-    }
-};

@@ -60,492 +60,77 @@ pub struct WriteFileArgs {}
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::ToolSet)]
+#[toolseal(registry = "../../tests/registries/mcp/server-filesystem-2025.8.21.json")]
 pub enum ToolCall {
     /// Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"description":"Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"},"name":"create_directory"}"#
+    )]
     CreateDirectory(CreateDirectoryArgs),
     /// Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"description":"Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"},"name":"directory_tree"}"#
+    )]
     DirectoryTree(DirectoryTreeArgs),
     /// Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"description":"Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"},"name":"edit_file"}"#
+    )]
     EditFile(EditFileArgs),
     /// Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"description":"Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"},"name":"get_file_info"}"#
+    )]
     GetFileInfo(GetFileInfoArgs),
     /// Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.
+    #[toolseal(
+        definition = r#"{"description":"Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.","inputSchema":{"properties":{},"required":[],"type":"object"},"name":"list_allowed_directories"}"#
+    )]
     ListAllowedDirectories(ListAllowedDirectoriesArgs),
     /// Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with \[FILE\] and \[DIR\] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"description":"Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"},"name":"list_directory"}"#
+    )]
     ListDirectory(ListDirectoryArgs),
     /// Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with \[FILE\] and \[DIR\] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"description":"Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"},"name":"list_directory_with_sizes"}"#
+    )]
     ListDirectoryWithSizes(ListDirectoryWithSizesArgs),
     /// Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
+    #[toolseal(
+        definition = r#"{"description":"Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"},"name":"move_file"}"#
+    )]
     MoveFile(MoveFileArgs),
     /// Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
+    #[toolseal(
+        definition = r#"{"description":"Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"},"name":"read_file"}"#
+    )]
     ReadFile(ReadFileArgs),
     /// Read an image or audio file. Returns the base64 encoded data and MIME type. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"description":"Read an image or audio file. Returns the base64 encoded data and MIME type. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"},"name":"read_media_file"}"#
+    )]
     ReadMediaFile(ReadMediaFileArgs),
     /// Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"description":"Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"},"name":"read_multiple_files"}"#
+    )]
     ReadMultipleFiles(ReadMultipleFilesArgs),
     /// Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"description":"Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"},"name":"read_text_file"}"#
+    )]
     ReadTextFile(ReadTextFileArgs),
     /// Recursively search for files and directories matching a pattern. Searches through all subdirectories from the starting path. The search is case-insensitive and matches partial names. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.
+    #[toolseal(
+        definition = r#"{"description":"Recursively search for files and directories matching a pattern. Searches through all subdirectories from the starting path. The search is case-insensitive and matches partial names. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"},"name":"search_files"}"#
+    )]
     SearchFiles(SearchFilesArgs),
     /// Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
+    #[toolseal(
+        definition = r#"{"description":"Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"},"name":"write_file"}"#
+    )]
     WriteFile(WriteFileArgs),
 }
-#[allow(unused_imports, clippy::all)]
-const _: () = {
-    use ::toolseal::__private as rt;
-    use ::core::option::Option::{self, None, Some};
-    use ::core::result::Result::{self, Err, Ok};
-    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
-        <ToolCall as rt::ToolSet>::NAMES,
-    );
-    impl rt::ToolSet for ToolCall {
-        const REGISTRY: &'static str = "../../tests/registries/mcp/server-filesystem-2025.8.21.json";
-        const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo::new(
-                    "create_directory",
-                    "{\"description\":\"Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"create_directory\"}",
-                    "4a22caa5fcaa3ede0e58f88c7da3edd987ebf9dd32a9aa8a63f23228eb3e5ff1",
-                )
-                .description(
-                    "Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.",
-                ),
-            rt::ToolInfo::new(
-                    "directory_tree",
-                    "{\"description\":\"Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"directory_tree\"}",
-                    "6709784d950a273535b84d64ab1066a477d08d79b46e9e2ef52ffc469064e18e",
-                )
-                .description(
-                    "Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.",
-                ),
-            rt::ToolInfo::new(
-                    "edit_file",
-                    "{\"description\":\"Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"edit_file\"}",
-                    "04c0a4ba6e010b2fc93dc3a23f3117ef762d4a7c28ee19bbeb97aa8bff5603f8",
-                )
-                .description(
-                    "Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.",
-                ),
-            rt::ToolInfo::new(
-                    "get_file_info",
-                    "{\"description\":\"Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"get_file_info\"}",
-                    "3272fbc7d2c61ff2868f1fd1ac171df2000c3d7516df643a99e7e4e8a4ecef28",
-                )
-                .description(
-                    "Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.",
-                ),
-            rt::ToolInfo::new(
-                    "list_allowed_directories",
-                    "{\"description\":\"Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.\",\"inputSchema\":{\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"list_allowed_directories\"}",
-                    "4e77765f663c2826afc2566bf75e28a993d9d2be8f349b2feb24bc2c4c145c6c",
-                )
-                .description(
-                    "Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.",
-                ),
-            rt::ToolInfo::new(
-                    "list_directory",
-                    "{\"description\":\"Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"list_directory\"}",
-                    "f4bd637823c2ade76465a9aec03d27ca875f4d37ce19a08ae4aa32a7778cdbb0",
-                )
-                .description(
-                    "Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
-                ),
-            rt::ToolInfo::new(
-                    "list_directory_with_sizes",
-                    "{\"description\":\"Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"list_directory_with_sizes\"}",
-                    "af118b25f283b8f40697a032952ab007aa67f6377214d419e9ba57cc367b4a57",
-                )
-                .description(
-                    "Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
-                ),
-            rt::ToolInfo::new(
-                    "move_file",
-                    "{\"description\":\"Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"move_file\"}",
-                    "30baa06e311491ab41f5cefe79b05fd10d83681c851ed840787891d1e8d064d8",
-                )
-                .description(
-                    "Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.",
-                ),
-            rt::ToolInfo::new(
-                    "read_file",
-                    "{\"description\":\"Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"read_file\"}",
-                    "91a77211e20940c5c914e22489d240b9ec6f9b5bcaca6be6793d02b1bf59bb4d",
-                )
-                .description(
-                    "Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.",
-                ),
-            rt::ToolInfo::new(
-                    "read_media_file",
-                    "{\"description\":\"Read an image or audio file. Returns the base64 encoded data and MIME type. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"read_media_file\"}",
-                    "7796a38f04c3c389315eddd1079b86d47a390ea050168575a59c0e016deafb9c",
-                )
-                .description(
-                    "Read an image or audio file. Returns the base64 encoded data and MIME type. Only works within allowed directories.",
-                ),
-            rt::ToolInfo::new(
-                    "read_multiple_files",
-                    "{\"description\":\"Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"read_multiple_files\"}",
-                    "7c0915474d6400d772414ee8d222197b1cc6962fc8ee8c090184bebc248e0f20",
-                )
-                .description(
-                    "Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.",
-                ),
-            rt::ToolInfo::new(
-                    "read_text_file",
-                    "{\"description\":\"Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"read_text_file\"}",
-                    "42a37bca8d0977fe2a45167409d855f5b1a6b6ec34a7a9bedbb3f6deb4e8a8d3",
-                )
-                .description(
-                    "Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.",
-                ),
-            rt::ToolInfo::new(
-                    "search_files",
-                    "{\"description\":\"Recursively search for files and directories matching a pattern. Searches through all subdirectories from the starting path. The search is case-insensitive and matches partial names. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"search_files\"}",
-                    "4dce389858e8417dcfc07cde6494a1305d7e7b3882b9861253325e6540b5cedf",
-                )
-                .description(
-                    "Recursively search for files and directories matching a pattern. Searches through all subdirectories from the starting path. The search is case-insensitive and matches partial names. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.",
-                ),
-            rt::ToolInfo::new(
-                    "write_file",
-                    "{\"description\":\"Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"write_file\"}",
-                    "11428d865318650bbd09718ffbfecfa5be5895b8af36acfad1fb34b9c84eaf86",
-                )
-                .description(
-                    "Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.",
-                ),
-        ];
-        const NAMES: &'static [&'static str] = &[
-            "create_directory",
-            "directory_tree",
-            "edit_file",
-            "get_file_info",
-            "list_allowed_directories",
-            "list_directory",
-            "list_directory_with_sizes",
-            "move_file",
-            "read_file",
-            "read_media_file",
-            "read_multiple_files",
-            "read_text_file",
-            "search_files",
-            "write_file",
-        ];
-        fn tool_names() -> rt::Names {
-            NAME_TABLE.names()
-        }
-        fn static_name(name: &str) -> Option<&'static str> {
-            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
-        }
-        fn resolve_parts(
-            name: &str,
-            arguments: Option<&rt::Json<'_>>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
-            let root = rt::Path::root();
-            let at = root.key("arguments");
-            let resolved = match NAME_TABLE.get(name) {
-                Some(0) => {
-                    <CreateDirectoryArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::CreateDirectory)
-                }
-                Some(1) => {
-                    <DirectoryTreeArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::DirectoryTree)
-                }
-                Some(2) => {
-                    <EditFileArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::EditFile)
-                }
-                Some(3) => {
-                    <GetFileInfoArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetFileInfo)
-                }
-                Some(4) => {
-                    <ListAllowedDirectoriesArgs as rt::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
-                        .map(Self::ListAllowedDirectories)
-                }
-                Some(5) => {
-                    <ListDirectoryArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ListDirectory)
-                }
-                Some(6) => {
-                    <ListDirectoryWithSizesArgs as rt::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
-                        .map(Self::ListDirectoryWithSizes)
-                }
-                Some(7) => {
-                    <MoveFileArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::MoveFile)
-                }
-                Some(8) => {
-                    <ReadFileArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ReadFile)
-                }
-                Some(9) => {
-                    <ReadMediaFileArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ReadMediaFile)
-                }
-                Some(10) => {
-                    <ReadMultipleFilesArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ReadMultipleFiles)
-                }
-                Some(11) => {
-                    <ReadTextFileArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ReadTextFile)
-                }
-                Some(12) => {
-                    <SearchFilesArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::SearchFiles)
-                }
-                Some(13) => {
-                    <WriteFileArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::WriteFile)
-                }
-                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
-            };
-            resolved.map_err(|r| r.with_tool(name))
-        }
-        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
-            match tool {
-                0 => {
-                    <CreateDirectoryArgs as rt::FromJson>::read(r)
-                        .map(Self::CreateDirectory)
-                }
-                1 => {
-                    <DirectoryTreeArgs as rt::FromJson>::read(r).map(Self::DirectoryTree)
-                }
-                2 => <EditFileArgs as rt::FromJson>::read(r).map(Self::EditFile),
-                3 => <GetFileInfoArgs as rt::FromJson>::read(r).map(Self::GetFileInfo),
-                4 => {
-                    <ListAllowedDirectoriesArgs as rt::FromJson>::read(r)
-                        .map(Self::ListAllowedDirectories)
-                }
-                5 => {
-                    <ListDirectoryArgs as rt::FromJson>::read(r).map(Self::ListDirectory)
-                }
-                6 => {
-                    <ListDirectoryWithSizesArgs as rt::FromJson>::read(r)
-                        .map(Self::ListDirectoryWithSizes)
-                }
-                7 => <MoveFileArgs as rt::FromJson>::read(r).map(Self::MoveFile),
-                8 => <ReadFileArgs as rt::FromJson>::read(r).map(Self::ReadFile),
-                9 => {
-                    <ReadMediaFileArgs as rt::FromJson>::read(r).map(Self::ReadMediaFile)
-                }
-                10 => {
-                    <ReadMultipleFilesArgs as rt::FromJson>::read(r)
-                        .map(Self::ReadMultipleFiles)
-                }
-                11 => <ReadTextFileArgs as rt::FromJson>::read(r).map(Self::ReadTextFile),
-                12 => <SearchFilesArgs as rt::FromJson>::read(r).map(Self::SearchFiles),
-                13 => <WriteFileArgs as rt::FromJson>::read(r).map(Self::WriteFile),
-                _ => None,
-            }
-        }
-        fn name(&self) -> &'static str {
-            match self {
-                Self::CreateDirectory(_) => "create_directory",
-                Self::DirectoryTree(_) => "directory_tree",
-                Self::EditFile(_) => "edit_file",
-                Self::GetFileInfo(_) => "get_file_info",
-                Self::ListAllowedDirectories(_) => "list_allowed_directories",
-                Self::ListDirectory(_) => "list_directory",
-                Self::ListDirectoryWithSizes(_) => "list_directory_with_sizes",
-                Self::MoveFile(_) => "move_file",
-                Self::ReadFile(_) => "read_file",
-                Self::ReadMediaFile(_) => "read_media_file",
-                Self::ReadMultipleFiles(_) => "read_multiple_files",
-                Self::ReadTextFile(_) => "read_text_file",
-                Self::SearchFiles(_) => "search_files",
-                Self::WriteFile(_) => "write_file",
-            }
-        }
-    }
-    #[allow(dead_code)]
-    impl ToolCall {
-        /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
-        /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_strict(bytes)
-        }
-        /// Resolves a call object with `options`; the result records any lenient coercion.
-        pub fn from_json_with(
-            bytes: &[u8],
-            options: &rt::Options,
-        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, options)
-        }
-        /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_tree_with(
-                    &rt::Json::from_value(value),
-                    &rt::Options::strict(),
-                )
-                .map(|r| r.call)
-        }
-        /// The tool this call names, as declared in the registry.
-        pub fn name(&self) -> &'static str {
-            <Self as rt::ToolSet>::name(self)
-        }
-        /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static rt::ToolInfo {
-            <Self as rt::ToolSet>::info(self)
-        }
-        /// Each tool's arguments schema as derived from the generated types
-        /// (`schemars`), in registry order: the closed-world schema to show a model.
-        pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, rt::schemars::Schema),
-        > {
-            ::std::vec![
-                ("create_directory", rt::root_schema(< CreateDirectoryArgs as
-                rt::schemars::JsonSchema > ::schema_name, < CreateDirectoryArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("directory_tree",
-                rt::root_schema(< DirectoryTreeArgs as rt::schemars::JsonSchema >
-                ::schema_name, < DirectoryTreeArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("edit_file", rt::root_schema(< EditFileArgs as
-                rt::schemars::JsonSchema > ::schema_name, < EditFileArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("get_file_info",
-                rt::root_schema(< GetFileInfoArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GetFileInfoArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("list_allowed_directories", rt::root_schema(<
-                ListAllowedDirectoriesArgs as rt::schemars::JsonSchema > ::schema_name, <
-                ListAllowedDirectoriesArgs as rt::schemars::JsonSchema > ::json_schema)),
-                ("list_directory", rt::root_schema(< ListDirectoryArgs as
-                rt::schemars::JsonSchema > ::schema_name, < ListDirectoryArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("list_directory_with_sizes",
-                rt::root_schema(< ListDirectoryWithSizesArgs as rt::schemars::JsonSchema
-                > ::schema_name, < ListDirectoryWithSizesArgs as rt::schemars::JsonSchema
-                > ::json_schema)), ("move_file", rt::root_schema(< MoveFileArgs as
-                rt::schemars::JsonSchema > ::schema_name, < MoveFileArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("read_file",
-                rt::root_schema(< ReadFileArgs as rt::schemars::JsonSchema >
-                ::schema_name, < ReadFileArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("read_media_file", rt::root_schema(< ReadMediaFileArgs
-                as rt::schemars::JsonSchema > ::schema_name, < ReadMediaFileArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("read_multiple_files",
-                rt::root_schema(< ReadMultipleFilesArgs as rt::schemars::JsonSchema >
-                ::schema_name, < ReadMultipleFilesArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("read_text_file", rt::root_schema(< ReadTextFileArgs as
-                rt::schemars::JsonSchema > ::schema_name, < ReadTextFileArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("search_files",
-                rt::root_schema(< SearchFilesArgs as rt::schemars::JsonSchema >
-                ::schema_name, < SearchFilesArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("write_file", rt::root_schema(< WriteFileArgs as
-                rt::schemars::JsonSchema > ::schema_name, < WriteFileArgs as
-                rt::schemars::JsonSchema > ::json_schema)),
-            ]
-        }
-        /// The tools a model may call, as `format`'s request lists them (its `tools`
-        /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, |_| true)
-        }
-        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
-        pub fn definitions_for(
-            format: rt::WireFormat,
-            visible: impl FnMut(&str) -> bool,
-        ) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, visible)
-        }
-        /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> rt::serde_json::Value {
-            match self {
-                Self::CreateDirectory(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::DirectoryTree(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::EditFile(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetFileInfo(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ListAllowedDirectories(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ListDirectory(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ListDirectoryWithSizes(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::MoveFile(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ReadFile(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ReadMediaFile(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ReadMultipleFiles(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ReadTextFile(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::SearchFiles(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::WriteFile(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-            }
-        }
-    }
-    impl rt::serde::Serialize for ToolCall {
-        /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("name", self.name())?;
-            match self {
-                Self::CreateDirectory(a) => map.serialize_entry("arguments", a)?,
-                Self::DirectoryTree(a) => map.serialize_entry("arguments", a)?,
-                Self::EditFile(a) => map.serialize_entry("arguments", a)?,
-                Self::GetFileInfo(a) => map.serialize_entry("arguments", a)?,
-                Self::ListAllowedDirectories(a) => map.serialize_entry("arguments", a)?,
-                Self::ListDirectory(a) => map.serialize_entry("arguments", a)?,
-                Self::ListDirectoryWithSizes(a) => map.serialize_entry("arguments", a)?,
-                Self::MoveFile(a) => map.serialize_entry("arguments", a)?,
-                Self::ReadFile(a) => map.serialize_entry("arguments", a)?,
-                Self::ReadMediaFile(a) => map.serialize_entry("arguments", a)?,
-                Self::ReadMultipleFiles(a) => map.serialize_entry("arguments", a)?,
-                Self::ReadTextFile(a) => map.serialize_entry("arguments", a)?,
-                Self::SearchFiles(a) => map.serialize_entry("arguments", a)?,
-                Self::WriteFile(a) => map.serialize_entry("arguments", a)?,
-            }
-            map.end()
-        }
-    }
-};

@@ -666,786 +666,137 @@ pub struct UpdatePullRequestBranchArgs {
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::ToolSet)]
+#[toolseal(registry = "../../tests/registries/mcp/server-github.json")]
 pub enum ToolCall {
     /// Add a comment to an existing issue
+    #[toolseal(
+        definition = r#"{"description":"Add a comment to an existing issue","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"body":{"type":"string"},"issue_number":{"type":"number"},"owner":{"type":"string"},"repo":{"type":"string"}},"required":["owner","repo","issue_number","body"],"type":"object"},"name":"add_issue_comment"}"#
+    )]
     AddIssueComment(AddIssueCommentArgs),
     /// Create a new branch in a GitHub repository
+    #[toolseal(
+        definition = r#"{"description":"Create a new branch in a GitHub repository","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"branch":{"description":"Name for the new branch","type":"string"},"from_branch":{"description":"Optional: source branch to create from (defaults to the repository's default branch)","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","branch"],"type":"object"},"name":"create_branch"}"#
+    )]
     CreateBranch(CreateBranchArgs),
     /// Create a new issue in a GitHub repository
+    #[toolseal(
+        definition = r#"{"description":"Create a new issue in a GitHub repository","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"assignees":{"items":{"type":"string"},"type":"array"},"body":{"type":"string"},"labels":{"items":{"type":"string"},"type":"array"},"milestone":{"type":"number"},"owner":{"type":"string"},"repo":{"type":"string"},"title":{"type":"string"}},"required":["owner","repo","title"],"type":"object"},"name":"create_issue"}"#
+    )]
     CreateIssue(CreateIssueArgs),
     /// Create or update a single file in a GitHub repository
+    #[toolseal(
+        definition = r#"{"description":"Create or update a single file in a GitHub repository","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"branch":{"description":"Branch to create/update the file in","type":"string"},"content":{"description":"Content of the file","type":"string"},"message":{"description":"Commit message","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"path":{"description":"Path where to create/update the file","type":"string"},"repo":{"description":"Repository name","type":"string"},"sha":{"description":"SHA of the file being replaced (required when updating existing files)","type":"string"}},"required":["owner","repo","path","content","message","branch"],"type":"object"},"name":"create_or_update_file"}"#
+    )]
     CreateOrUpdateFile(CreateOrUpdateFileArgs),
     /// Create a new pull request in a GitHub repository
+    #[toolseal(
+        definition = r#"{"description":"Create a new pull request in a GitHub repository","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"base":{"description":"The name of the branch you want the changes pulled into","type":"string"},"body":{"description":"Pull request body/description","type":"string"},"draft":{"description":"Whether to create the pull request as a draft","type":"boolean"},"head":{"description":"The name of the branch where your changes are implemented","type":"string"},"maintainer_can_modify":{"description":"Whether maintainers can modify the pull request","type":"boolean"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"},"title":{"description":"Pull request title","type":"string"}},"required":["owner","repo","title","head","base"],"type":"object"},"name":"create_pull_request"}"#
+    )]
     CreatePullRequest(CreatePullRequestArgs),
     /// Create a review on a pull request
+    #[toolseal(
+        definition = r#"{"description":"Create a review on a pull request","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"body":{"description":"The body text of the review","type":"string"},"comments":{"description":"Comments to post as part of the review (specify either position or line, not both)","items":{"anyOf":[{"additionalProperties":false,"properties":{"body":{"description":"Text of the review comment","type":"string"},"path":{"description":"The relative path to the file being commented on","type":"string"},"position":{"description":"The position in the diff where you want to add a review comment","type":"number"}},"required":["path","position","body"],"type":"object"},{"additionalProperties":false,"properties":{"body":{"description":"Text of the review comment","type":"string"},"line":{"description":"The line number in the file where you want to add a review comment","type":"number"},"path":{"description":"The relative path to the file being commented on","type":"string"}},"required":["path","line","body"],"type":"object"}]},"type":"array"},"commit_id":{"description":"The SHA of the commit that needs a review","type":"string"},"event":{"description":"The review action to perform","enum":["APPROVE","REQUEST_CHANGES","COMMENT"],"type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number","body","event"],"type":"object"},"name":"create_pull_request_review"}"#
+    )]
     CreatePullRequestReview(CreatePullRequestReviewArgs),
     /// Create a new GitHub repository in your account
+    #[toolseal(
+        definition = r#"{"description":"Create a new GitHub repository in your account","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"autoInit":{"description":"Initialize with README.md","type":"boolean"},"description":{"description":"Repository description","type":"string"},"name":{"description":"Repository name","type":"string"},"private":{"description":"Whether the repository should be private","type":"boolean"}},"required":["name"],"type":"object"},"name":"create_repository"}"#
+    )]
     CreateRepository(CreateRepositoryArgs),
     /// Fork a GitHub repository to your account or specified organization
+    #[toolseal(
+        definition = r#"{"description":"Fork a GitHub repository to your account or specified organization","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"organization":{"description":"Optional: organization to fork to (defaults to your personal account)","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo"],"type":"object"},"name":"fork_repository"}"#
+    )]
     ForkRepository(ForkRepositoryArgs),
     /// Get the contents of a file or directory from a GitHub repository
+    #[toolseal(
+        definition = r#"{"description":"Get the contents of a file or directory from a GitHub repository","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"branch":{"description":"Branch to get contents from","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"path":{"description":"Path to the file or directory","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","path"],"type":"object"},"name":"get_file_contents"}"#
+    )]
     GetFileContents(GetFileContentsArgs),
     /// Get details of a specific issue in a GitHub repository.
+    #[toolseal(
+        definition = r#"{"description":"Get details of a specific issue in a GitHub repository.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"issue_number":{"type":"number"},"owner":{"type":"string"},"repo":{"type":"string"}},"required":["owner","repo","issue_number"],"type":"object"},"name":"get_issue"}"#
+    )]
     GetIssue(GetIssueArgs),
     /// Get details of a specific pull request
+    #[toolseal(
+        definition = r#"{"description":"Get details of a specific pull request","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number"],"type":"object"},"name":"get_pull_request"}"#
+    )]
     GetPullRequest(GetPullRequestArgs),
     /// Get the review comments on a pull request
+    #[toolseal(
+        definition = r#"{"description":"Get the review comments on a pull request","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number"],"type":"object"},"name":"get_pull_request_comments"}"#
+    )]
     GetPullRequestComments(GetPullRequestCommentsArgs),
     /// Get the list of files changed in a pull request
+    #[toolseal(
+        definition = r#"{"description":"Get the list of files changed in a pull request","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number"],"type":"object"},"name":"get_pull_request_files"}"#
+    )]
     GetPullRequestFiles(GetPullRequestFilesArgs),
     /// Get the reviews on a pull request
+    #[toolseal(
+        definition = r#"{"description":"Get the reviews on a pull request","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number"],"type":"object"},"name":"get_pull_request_reviews"}"#
+    )]
     GetPullRequestReviews(GetPullRequestReviewsArgs),
     /// Get the combined status of all status checks for a pull request
+    #[toolseal(
+        definition = r#"{"description":"Get the combined status of all status checks for a pull request","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number"],"type":"object"},"name":"get_pull_request_status"}"#
+    )]
     GetPullRequestStatus(GetPullRequestStatusArgs),
     /// Get list of commits of a branch in a GitHub repository
+    #[toolseal(
+        definition = r#"{"description":"Get list of commits of a branch in a GitHub repository","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"owner":{"type":"string"},"page":{"type":"number"},"perPage":{"type":"number"},"repo":{"type":"string"},"sha":{"type":"string"}},"required":["owner","repo"],"type":"object"},"name":"list_commits"}"#
+    )]
     ListCommits(ListCommitsArgs),
     /// List issues in a GitHub repository with filtering options
+    #[toolseal(
+        definition = r#"{"description":"List issues in a GitHub repository with filtering options","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"direction":{"enum":["asc","desc"],"type":"string"},"labels":{"items":{"type":"string"},"type":"array"},"owner":{"type":"string"},"page":{"type":"number"},"per_page":{"type":"number"},"repo":{"type":"string"},"since":{"type":"string"},"sort":{"enum":["created","updated","comments"],"type":"string"},"state":{"enum":["open","closed","all"],"type":"string"}},"required":["owner","repo"],"type":"object"},"name":"list_issues"}"#
+    )]
     ListIssues(ListIssuesArgs),
     /// List and filter repository pull requests
+    #[toolseal(
+        definition = r#"{"description":"List and filter repository pull requests","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"base":{"description":"Filter by base branch name","type":"string"},"direction":{"description":"The direction of the sort","enum":["asc","desc"],"type":"string"},"head":{"description":"Filter by head user or head organization and branch name","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"page":{"description":"Page number of the results","type":"number"},"per_page":{"description":"Results per page (max 100)","type":"number"},"repo":{"description":"Repository name","type":"string"},"sort":{"description":"What to sort results by","enum":["created","updated","popularity","long-running"],"type":"string"},"state":{"description":"State of the pull requests to return","enum":["open","closed","all"],"type":"string"}},"required":["owner","repo"],"type":"object"},"name":"list_pull_requests"}"#
+    )]
     ListPullRequests(ListPullRequestsArgs),
     /// Merge a pull request
+    #[toolseal(
+        definition = r#"{"description":"Merge a pull request","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"commit_message":{"description":"Extra detail to append to automatic commit message","type":"string"},"commit_title":{"description":"Title for the automatic commit message","type":"string"},"merge_method":{"description":"Merge method to use","enum":["merge","squash","rebase"],"type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number"],"type":"object"},"name":"merge_pull_request"}"#
+    )]
     MergePullRequest(MergePullRequestArgs),
     /// Push multiple files to a GitHub repository in a single commit
+    #[toolseal(
+        definition = r#"{"description":"Push multiple files to a GitHub repository in a single commit","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"branch":{"description":"Branch to push to (e.g., 'main' or 'master')","type":"string"},"files":{"description":"Array of files to push","items":{"additionalProperties":false,"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"],"type":"object"},"type":"array"},"message":{"description":"Commit message","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","branch","files","message"],"type":"object"},"name":"push_files"}"#
+    )]
     PushFiles(PushFilesArgs),
     /// Search for code across GitHub repositories
+    #[toolseal(
+        definition = r#"{"description":"Search for code across GitHub repositories","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"order":{"enum":["asc","desc"],"type":"string"},"page":{"minimum":1,"type":"number"},"per_page":{"maximum":100,"minimum":1,"type":"number"},"q":{"type":"string"}},"required":["q"],"type":"object"},"name":"search_code"}"#
+    )]
     SearchCode(SearchCodeArgs),
     /// Search for issues and pull requests across GitHub repositories
+    #[toolseal(
+        definition = r#"{"description":"Search for issues and pull requests across GitHub repositories","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"order":{"enum":["asc","desc"],"type":"string"},"page":{"minimum":1,"type":"number"},"per_page":{"maximum":100,"minimum":1,"type":"number"},"q":{"type":"string"},"sort":{"enum":["comments","reactions","reactions-+1","reactions--1","reactions-smile","reactions-thinking_face","reactions-heart","reactions-tada","interactions","created","updated"],"type":"string"}},"required":["q"],"type":"object"},"name":"search_issues"}"#
+    )]
     SearchIssues(SearchIssuesArgs),
     /// Search for GitHub repositories
+    #[toolseal(
+        definition = r#"{"description":"Search for GitHub repositories","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"page":{"description":"Page number for pagination (default: 1)","type":"number"},"perPage":{"description":"Number of results per page (default: 30, max: 100)","type":"number"},"query":{"description":"Search query (see GitHub search syntax)","type":"string"}},"required":["query"],"type":"object"},"name":"search_repositories"}"#
+    )]
     SearchRepositories(SearchRepositoriesArgs),
     /// Search for users on GitHub
+    #[toolseal(
+        definition = r#"{"description":"Search for users on GitHub","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"order":{"enum":["asc","desc"],"type":"string"},"page":{"minimum":1,"type":"number"},"per_page":{"maximum":100,"minimum":1,"type":"number"},"q":{"type":"string"},"sort":{"enum":["followers","repositories","joined"],"type":"string"}},"required":["q"],"type":"object"},"name":"search_users"}"#
+    )]
     SearchUsers(SearchUsersArgs),
     /// Update an existing issue in a GitHub repository
+    #[toolseal(
+        definition = r#"{"description":"Update an existing issue in a GitHub repository","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"assignees":{"items":{"type":"string"},"type":"array"},"body":{"type":"string"},"issue_number":{"type":"number"},"labels":{"items":{"type":"string"},"type":"array"},"milestone":{"type":"number"},"owner":{"type":"string"},"repo":{"type":"string"},"state":{"enum":["open","closed"],"type":"string"},"title":{"type":"string"}},"required":["owner","repo","issue_number"],"type":"object"},"name":"update_issue"}"#
+    )]
     UpdateIssue(UpdateIssueArgs),
     /// Update a pull request branch with the latest changes from the base branch
+    #[toolseal(
+        definition = r#"{"description":"Update a pull request branch with the latest changes from the base branch","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"expected_head_sha":{"description":"The expected SHA of the pull request's HEAD ref","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number"],"type":"object"},"name":"update_pull_request_branch"}"#
+    )]
     UpdatePullRequestBranch(UpdatePullRequestBranchArgs),
 }
-#[allow(unused_imports, clippy::all)]
-const _: () = {
-    use ::toolseal::__private as rt;
-    use ::core::option::Option::{self, None, Some};
-    use ::core::result::Result::{self, Err, Ok};
-    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
-        <ToolCall as rt::ToolSet>::NAMES,
-    );
-    impl rt::ToolSet for ToolCall {
-        const REGISTRY: &'static str = "../../tests/registries/mcp/server-github.json";
-        const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo::new(
-                    "add_issue_comment",
-                    "{\"description\":\"Add a comment to an existing issue\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"body\":{\"type\":\"string\"},\"issue_number\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"body\"],\"type\":\"object\"},\"name\":\"add_issue_comment\"}",
-                    "72803cbc17f979c893c506d85c26784440f4c70144098a49e4c7f86e93642500",
-                )
-                .description("Add a comment to an existing issue"),
-            rt::ToolInfo::new(
-                    "create_branch",
-                    "{\"description\":\"Create a new branch in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Name for the new branch\",\"type\":\"string\"},\"from_branch\":{\"description\":\"Optional: source branch to create from (defaults to the repository's default branch)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\"],\"type\":\"object\"},\"name\":\"create_branch\"}",
-                    "67a187c1fe64e90e37120b2dc6470b0f8ab462566c43d5472a7b513216d4f3f6",
-                )
-                .description("Create a new branch in a GitHub repository"),
-            rt::ToolInfo::new(
-                    "create_issue",
-                    "{\"description\":\"Create a new issue in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"assignees\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"body\":{\"type\":\"string\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\"],\"type\":\"object\"},\"name\":\"create_issue\"}",
-                    "020db3ecf4bd7bae0ebdf1364ad8cb9341fbe8dc2397589ba8fccb526b37911a",
-                )
-                .description("Create a new issue in a GitHub repository"),
-            rt::ToolInfo::new(
-                    "create_or_update_file",
-                    "{\"description\":\"Create or update a single file in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Branch to create/update the file in\",\"type\":\"string\"},\"content\":{\"description\":\"Content of the file\",\"type\":\"string\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path where to create/update the file\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"SHA of the file being replaced (required when updating existing files)\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\",\"content\",\"message\",\"branch\"],\"type\":\"object\"},\"name\":\"create_or_update_file\"}",
-                    "f033311ca8c542fccd42df73b96ada74525cb2bef9196cfbc097ed2d64254f79",
-                )
-                .description("Create or update a single file in a GitHub repository"),
-            rt::ToolInfo::new(
-                    "create_pull_request",
-                    "{\"description\":\"Create a new pull request in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"base\":{\"description\":\"The name of the branch you want the changes pulled into\",\"type\":\"string\"},\"body\":{\"description\":\"Pull request body/description\",\"type\":\"string\"},\"draft\":{\"description\":\"Whether to create the pull request as a draft\",\"type\":\"boolean\"},\"head\":{\"description\":\"The name of the branch where your changes are implemented\",\"type\":\"string\"},\"maintainer_can_modify\":{\"description\":\"Whether maintainers can modify the pull request\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"Pull request title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\",\"head\",\"base\"],\"type\":\"object\"},\"name\":\"create_pull_request\"}",
-                    "90b73c9094c3723d8f2bf86fe04cb7253529fdd20035fed020814304bf20dc1e",
-                )
-                .description("Create a new pull request in a GitHub repository"),
-            rt::ToolInfo::new(
-                    "create_pull_request_review",
-                    "{\"description\":\"Create a review on a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"The body text of the review\",\"type\":\"string\"},\"comments\":{\"description\":\"Comments to post as part of the review (specify either position or line, not both)\",\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"Text of the review comment\",\"type\":\"string\"},\"path\":{\"description\":\"The relative path to the file being commented on\",\"type\":\"string\"},\"position\":{\"description\":\"The position in the diff where you want to add a review comment\",\"type\":\"number\"}},\"required\":[\"path\",\"position\",\"body\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"Text of the review comment\",\"type\":\"string\"},\"line\":{\"description\":\"The line number in the file where you want to add a review comment\",\"type\":\"number\"},\"path\":{\"description\":\"The relative path to the file being commented on\",\"type\":\"string\"}},\"required\":[\"path\",\"line\",\"body\"],\"type\":\"object\"}]},\"type\":\"array\"},\"commit_id\":{\"description\":\"The SHA of the commit that needs a review\",\"type\":\"string\"},\"event\":{\"description\":\"The review action to perform\",\"enum\":[\"APPROVE\",\"REQUEST_CHANGES\",\"COMMENT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\",\"body\",\"event\"],\"type\":\"object\"},\"name\":\"create_pull_request_review\"}",
-                    "0155fb1a8bf56db6ef99ef54bbc4eaeeb49a156bf4151ff964c5662923c69d74",
-                )
-                .description("Create a review on a pull request"),
-            rt::ToolInfo::new(
-                    "create_repository",
-                    "{\"description\":\"Create a new GitHub repository in your account\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"autoInit\":{\"description\":\"Initialize with README.md\",\"type\":\"boolean\"},\"description\":{\"description\":\"Repository description\",\"type\":\"string\"},\"name\":{\"description\":\"Repository name\",\"type\":\"string\"},\"private\":{\"description\":\"Whether the repository should be private\",\"type\":\"boolean\"}},\"required\":[\"name\"],\"type\":\"object\"},\"name\":\"create_repository\"}",
-                    "d1d018c8430121c2748c706bc95b1ae0c677b0a908eb4da13575a9b0306b9721",
-                )
-                .description("Create a new GitHub repository in your account"),
-            rt::ToolInfo::new(
-                    "fork_repository",
-                    "{\"description\":\"Fork a GitHub repository to your account or specified organization\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"organization\":{\"description\":\"Optional: organization to fork to (defaults to your personal account)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"fork_repository\"}",
-                    "351aa863e36bcce768a8c8dd42131a21ae8fc6edda745cdce14d9b213c26b52c",
-                )
-                .description(
-                    "Fork a GitHub repository to your account or specified organization",
-                ),
-            rt::ToolInfo::new(
-                    "get_file_contents",
-                    "{\"description\":\"Get the contents of a file or directory from a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Branch to get contents from\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path to the file or directory\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\"],\"type\":\"object\"},\"name\":\"get_file_contents\"}",
-                    "8c190725e0c744c1fd5f8a082b9948b7a1bbbe824373e4251a202104262e905a",
-                )
-                .description(
-                    "Get the contents of a file or directory from a GitHub repository",
-                ),
-            rt::ToolInfo::new(
-                    "get_issue",
-                    "{\"description\":\"Get details of a specific issue in a GitHub repository.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"},\"name\":\"get_issue\"}",
-                    "8f874f74996bb849f7e7cc16340d299a4c15a38707ecc7abf3a43b0c755cd4fe",
-                )
-                .description("Get details of a specific issue in a GitHub repository."),
-            rt::ToolInfo::new(
-                    "get_pull_request",
-                    "{\"description\":\"Get details of a specific pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request\"}",
-                    "0304666f07338895a02951aab1924bb73dde2075a68fca85ede3462fe5274ce2",
-                )
-                .description("Get details of a specific pull request"),
-            rt::ToolInfo::new(
-                    "get_pull_request_comments",
-                    "{\"description\":\"Get the review comments on a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_comments\"}",
-                    "45752f08f8ca9b0e86d6e38bca6555a4f93f72fbd51c5e579cad5510abc073d3",
-                )
-                .description("Get the review comments on a pull request"),
-            rt::ToolInfo::new(
-                    "get_pull_request_files",
-                    "{\"description\":\"Get the list of files changed in a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_files\"}",
-                    "efb39d49f7c685b88c1b7b940bafbb7d68bc81549a95c0903ae3698166968aab",
-                )
-                .description("Get the list of files changed in a pull request"),
-            rt::ToolInfo::new(
-                    "get_pull_request_reviews",
-                    "{\"description\":\"Get the reviews on a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_reviews\"}",
-                    "a8452feff689dad5764948b418d574be7ebcdad6a525ece93098c835d48753bb",
-                )
-                .description("Get the reviews on a pull request"),
-            rt::ToolInfo::new(
-                    "get_pull_request_status",
-                    "{\"description\":\"Get the combined status of all status checks for a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_status\"}",
-                    "9104b921fe81d6c340089e1d95fe17884dd849a36d2d0ef60311801ada6de782",
-                )
-                .description(
-                    "Get the combined status of all status checks for a pull request",
-                ),
-            rt::ToolInfo::new(
-                    "list_commits",
-                    "{\"description\":\"Get list of commits of a branch in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"type\":\"string\"},\"page\":{\"type\":\"number\"},\"perPage\":{\"type\":\"number\"},\"repo\":{\"type\":\"string\"},\"sha\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"list_commits\"}",
-                    "fc449a6a26ccabba9a9ab74c955cbc92f151b5f70752957cde0fa12912f7a7ac",
-                )
-                .description("Get list of commits of a branch in a GitHub repository"),
-            rt::ToolInfo::new(
-                    "list_issues",
-                    "{\"description\":\"List issues in a GitHub repository with filtering options\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"direction\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"type\":\"string\"},\"page\":{\"type\":\"number\"},\"per_page\":{\"type\":\"number\"},\"repo\":{\"type\":\"string\"},\"since\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"created\",\"updated\",\"comments\"],\"type\":\"string\"},\"state\":{\"enum\":[\"open\",\"closed\",\"all\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"list_issues\"}",
-                    "dfe3ecf3b223b1ab9f151ee91ee2106183beafc2df61fc671b7235892ea0f8f2",
-                )
-                .description(
-                    "List issues in a GitHub repository with filtering options",
-                ),
-            rt::ToolInfo::new(
-                    "list_pull_requests",
-                    "{\"description\":\"List and filter repository pull requests\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"base\":{\"description\":\"Filter by base branch name\",\"type\":\"string\"},\"direction\":{\"description\":\"The direction of the sort\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"head\":{\"description\":\"Filter by head user or head organization and branch name\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"page\":{\"description\":\"Page number of the results\",\"type\":\"number\"},\"per_page\":{\"description\":\"Results per page (max 100)\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sort\":{\"description\":\"What to sort results by\",\"enum\":[\"created\",\"updated\",\"popularity\",\"long-running\"],\"type\":\"string\"},\"state\":{\"description\":\"State of the pull requests to return\",\"enum\":[\"open\",\"closed\",\"all\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"list_pull_requests\"}",
-                    "553aaa44088f03b0e8fad87814168c17c5c544d0c13da2b0566b26adc3e193d7",
-                )
-                .description("List and filter repository pull requests"),
-            rt::ToolInfo::new(
-                    "merge_pull_request",
-                    "{\"description\":\"Merge a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"commit_message\":{\"description\":\"Extra detail to append to automatic commit message\",\"type\":\"string\"},\"commit_title\":{\"description\":\"Title for the automatic commit message\",\"type\":\"string\"},\"merge_method\":{\"description\":\"Merge method to use\",\"enum\":[\"merge\",\"squash\",\"rebase\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"merge_pull_request\"}",
-                    "5edda3bef0ace6f95036993ae01c6478ae8a1e244d7552f70755fd40a623d69d",
-                )
-                .description("Merge a pull request"),
-            rt::ToolInfo::new(
-                    "push_files",
-                    "{\"description\":\"Push multiple files to a GitHub repository in a single commit\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Branch to push to (e.g., 'main' or 'master')\",\"type\":\"string\"},\"files\":{\"description\":\"Array of files to push\",\"items\":{\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"type\":\"array\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\",\"files\",\"message\"],\"type\":\"object\"},\"name\":\"push_files\"}",
-                    "e57af4eb0d1c35ea30ef8dbad0140a1dda115a3632ec96778389099516914c97",
-                )
-                .description(
-                    "Push multiple files to a GitHub repository in a single commit",
-                ),
-            rt::ToolInfo::new(
-                    "search_code",
-                    "{\"description\":\"Search for code across GitHub repositories\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"order\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"q\":{\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"search_code\"}",
-                    "c38cbaddecc2125d17216030a412cc3a3b8dc3e280d313f4faad9d4c8f1c7e23",
-                )
-                .description("Search for code across GitHub repositories"),
-            rt::ToolInfo::new(
-                    "search_issues",
-                    "{\"description\":\"Search for issues and pull requests across GitHub repositories\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"order\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"reactions-smile\",\"reactions-thinking_face\",\"reactions-heart\",\"reactions-tada\",\"interactions\",\"created\",\"updated\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"search_issues\"}",
-                    "b6f513e2c30536d0e3a5c1422ff2c6cba2961aa6afff9c347dec072166406c7f",
-                )
-                .description(
-                    "Search for issues and pull requests across GitHub repositories",
-                ),
-            rt::ToolInfo::new(
-                    "search_repositories",
-                    "{\"description\":\"Search for GitHub repositories\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"page\":{\"description\":\"Page number for pagination (default: 1)\",\"type\":\"number\"},\"perPage\":{\"description\":\"Number of results per page (default: 30, max: 100)\",\"type\":\"number\"},\"query\":{\"description\":\"Search query (see GitHub search syntax)\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search_repositories\"}",
-                    "6a8c050fd6115437100b363f0dc9cba81ca54a34198ef399b14950902ea2ffd1",
-                )
-                .description("Search for GitHub repositories"),
-            rt::ToolInfo::new(
-                    "search_users",
-                    "{\"description\":\"Search for users on GitHub\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"order\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"followers\",\"repositories\",\"joined\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"search_users\"}",
-                    "f3457309a8bba755bd068dc22fe652ffdb396452241acd42ef9d6e4331545dd1",
-                )
-                .description("Search for users on GitHub"),
-            rt::ToolInfo::new(
-                    "update_issue",
-                    "{\"description\":\"Update an existing issue in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"assignees\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"body\":{\"type\":\"string\"},\"issue_number\":{\"type\":\"number\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"},\"state\":{\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"},\"name\":\"update_issue\"}",
-                    "308e98cfbafcb84a3133f7d9f1d5b9badc2eda45c9f2ef6e5ae3e0ee2efe15fb",
-                )
-                .description("Update an existing issue in a GitHub repository"),
-            rt::ToolInfo::new(
-                    "update_pull_request_branch",
-                    "{\"description\":\"Update a pull request branch with the latest changes from the base branch\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"expected_head_sha\":{\"description\":\"The expected SHA of the pull request's HEAD ref\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"update_pull_request_branch\"}",
-                    "aac9049ac4101da4c507f2efb1b3653100d3156bad747eaea4dab3e044afc236",
-                )
-                .description(
-                    "Update a pull request branch with the latest changes from the base branch",
-                ),
-        ];
-        const NAMES: &'static [&'static str] = &[
-            "add_issue_comment",
-            "create_branch",
-            "create_issue",
-            "create_or_update_file",
-            "create_pull_request",
-            "create_pull_request_review",
-            "create_repository",
-            "fork_repository",
-            "get_file_contents",
-            "get_issue",
-            "get_pull_request",
-            "get_pull_request_comments",
-            "get_pull_request_files",
-            "get_pull_request_reviews",
-            "get_pull_request_status",
-            "list_commits",
-            "list_issues",
-            "list_pull_requests",
-            "merge_pull_request",
-            "push_files",
-            "search_code",
-            "search_issues",
-            "search_repositories",
-            "search_users",
-            "update_issue",
-            "update_pull_request_branch",
-        ];
-        fn tool_names() -> rt::Names {
-            NAME_TABLE.names()
-        }
-        fn static_name(name: &str) -> Option<&'static str> {
-            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
-        }
-        fn resolve_parts(
-            name: &str,
-            arguments: Option<&rt::Json<'_>>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
-            let root = rt::Path::root();
-            let at = root.key("arguments");
-            let resolved = match NAME_TABLE.get(name) {
-                Some(0) => {
-                    <AddIssueCommentArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::AddIssueComment)
-                }
-                Some(1) => {
-                    <CreateBranchArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::CreateBranch)
-                }
-                Some(2) => {
-                    <CreateIssueArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::CreateIssue)
-                }
-                Some(3) => {
-                    <CreateOrUpdateFileArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::CreateOrUpdateFile)
-                }
-                Some(4) => {
-                    <CreatePullRequestArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::CreatePullRequest)
-                }
-                Some(5) => {
-                    <CreatePullRequestReviewArgs as rt::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
-                        .map(Self::CreatePullRequestReview)
-                }
-                Some(6) => {
-                    <CreateRepositoryArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::CreateRepository)
-                }
-                Some(7) => {
-                    <ForkRepositoryArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ForkRepository)
-                }
-                Some(8) => {
-                    <GetFileContentsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetFileContents)
-                }
-                Some(9) => {
-                    <GetIssueArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetIssue)
-                }
-                Some(10) => {
-                    <GetPullRequestArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetPullRequest)
-                }
-                Some(11) => {
-                    <GetPullRequestCommentsArgs as rt::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
-                        .map(Self::GetPullRequestComments)
-                }
-                Some(12) => {
-                    <GetPullRequestFilesArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetPullRequestFiles)
-                }
-                Some(13) => {
-                    <GetPullRequestReviewsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetPullRequestReviews)
-                }
-                Some(14) => {
-                    <GetPullRequestStatusArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::GetPullRequestStatus)
-                }
-                Some(15) => {
-                    <ListCommitsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ListCommits)
-                }
-                Some(16) => {
-                    <ListIssuesArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ListIssues)
-                }
-                Some(17) => {
-                    <ListPullRequestsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ListPullRequests)
-                }
-                Some(18) => {
-                    <MergePullRequestArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::MergePullRequest)
-                }
-                Some(19) => {
-                    <PushFilesArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::PushFiles)
-                }
-                Some(20) => {
-                    <SearchCodeArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::SearchCode)
-                }
-                Some(21) => {
-                    <SearchIssuesArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::SearchIssues)
-                }
-                Some(22) => {
-                    <SearchRepositoriesArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::SearchRepositories)
-                }
-                Some(23) => {
-                    <SearchUsersArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::SearchUsers)
-                }
-                Some(24) => {
-                    <UpdateIssueArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::UpdateIssue)
-                }
-                Some(25) => {
-                    <UpdatePullRequestBranchArgs as rt::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
-                        .map(Self::UpdatePullRequestBranch)
-                }
-                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
-            };
-            resolved.map_err(|r| r.with_tool(name))
-        }
-        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
-            match tool {
-                0 => {
-                    <AddIssueCommentArgs as rt::FromJson>::read(r)
-                        .map(Self::AddIssueComment)
-                }
-                1 => <CreateBranchArgs as rt::FromJson>::read(r).map(Self::CreateBranch),
-                2 => <CreateIssueArgs as rt::FromJson>::read(r).map(Self::CreateIssue),
-                3 => {
-                    <CreateOrUpdateFileArgs as rt::FromJson>::read(r)
-                        .map(Self::CreateOrUpdateFile)
-                }
-                4 => {
-                    <CreatePullRequestArgs as rt::FromJson>::read(r)
-                        .map(Self::CreatePullRequest)
-                }
-                5 => {
-                    <CreatePullRequestReviewArgs as rt::FromJson>::read(r)
-                        .map(Self::CreatePullRequestReview)
-                }
-                6 => {
-                    <CreateRepositoryArgs as rt::FromJson>::read(r)
-                        .map(Self::CreateRepository)
-                }
-                7 => {
-                    <ForkRepositoryArgs as rt::FromJson>::read(r)
-                        .map(Self::ForkRepository)
-                }
-                8 => {
-                    <GetFileContentsArgs as rt::FromJson>::read(r)
-                        .map(Self::GetFileContents)
-                }
-                9 => <GetIssueArgs as rt::FromJson>::read(r).map(Self::GetIssue),
-                10 => {
-                    <GetPullRequestArgs as rt::FromJson>::read(r)
-                        .map(Self::GetPullRequest)
-                }
-                11 => {
-                    <GetPullRequestCommentsArgs as rt::FromJson>::read(r)
-                        .map(Self::GetPullRequestComments)
-                }
-                12 => {
-                    <GetPullRequestFilesArgs as rt::FromJson>::read(r)
-                        .map(Self::GetPullRequestFiles)
-                }
-                13 => {
-                    <GetPullRequestReviewsArgs as rt::FromJson>::read(r)
-                        .map(Self::GetPullRequestReviews)
-                }
-                14 => {
-                    <GetPullRequestStatusArgs as rt::FromJson>::read(r)
-                        .map(Self::GetPullRequestStatus)
-                }
-                15 => <ListCommitsArgs as rt::FromJson>::read(r).map(Self::ListCommits),
-                16 => <ListIssuesArgs as rt::FromJson>::read(r).map(Self::ListIssues),
-                17 => {
-                    <ListPullRequestsArgs as rt::FromJson>::read(r)
-                        .map(Self::ListPullRequests)
-                }
-                18 => {
-                    <MergePullRequestArgs as rt::FromJson>::read(r)
-                        .map(Self::MergePullRequest)
-                }
-                19 => <PushFilesArgs as rt::FromJson>::read(r).map(Self::PushFiles),
-                20 => <SearchCodeArgs as rt::FromJson>::read(r).map(Self::SearchCode),
-                21 => <SearchIssuesArgs as rt::FromJson>::read(r).map(Self::SearchIssues),
-                22 => {
-                    <SearchRepositoriesArgs as rt::FromJson>::read(r)
-                        .map(Self::SearchRepositories)
-                }
-                23 => <SearchUsersArgs as rt::FromJson>::read(r).map(Self::SearchUsers),
-                24 => <UpdateIssueArgs as rt::FromJson>::read(r).map(Self::UpdateIssue),
-                25 => {
-                    <UpdatePullRequestBranchArgs as rt::FromJson>::read(r)
-                        .map(Self::UpdatePullRequestBranch)
-                }
-                _ => None,
-            }
-        }
-        fn name(&self) -> &'static str {
-            match self {
-                Self::AddIssueComment(_) => "add_issue_comment",
-                Self::CreateBranch(_) => "create_branch",
-                Self::CreateIssue(_) => "create_issue",
-                Self::CreateOrUpdateFile(_) => "create_or_update_file",
-                Self::CreatePullRequest(_) => "create_pull_request",
-                Self::CreatePullRequestReview(_) => "create_pull_request_review",
-                Self::CreateRepository(_) => "create_repository",
-                Self::ForkRepository(_) => "fork_repository",
-                Self::GetFileContents(_) => "get_file_contents",
-                Self::GetIssue(_) => "get_issue",
-                Self::GetPullRequest(_) => "get_pull_request",
-                Self::GetPullRequestComments(_) => "get_pull_request_comments",
-                Self::GetPullRequestFiles(_) => "get_pull_request_files",
-                Self::GetPullRequestReviews(_) => "get_pull_request_reviews",
-                Self::GetPullRequestStatus(_) => "get_pull_request_status",
-                Self::ListCommits(_) => "list_commits",
-                Self::ListIssues(_) => "list_issues",
-                Self::ListPullRequests(_) => "list_pull_requests",
-                Self::MergePullRequest(_) => "merge_pull_request",
-                Self::PushFiles(_) => "push_files",
-                Self::SearchCode(_) => "search_code",
-                Self::SearchIssues(_) => "search_issues",
-                Self::SearchRepositories(_) => "search_repositories",
-                Self::SearchUsers(_) => "search_users",
-                Self::UpdateIssue(_) => "update_issue",
-                Self::UpdatePullRequestBranch(_) => "update_pull_request_branch",
-            }
-        }
-    }
-    #[allow(dead_code)]
-    impl ToolCall {
-        /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
-        /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_strict(bytes)
-        }
-        /// Resolves a call object with `options`; the result records any lenient coercion.
-        pub fn from_json_with(
-            bytes: &[u8],
-            options: &rt::Options,
-        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, options)
-        }
-        /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_tree_with(
-                    &rt::Json::from_value(value),
-                    &rt::Options::strict(),
-                )
-                .map(|r| r.call)
-        }
-        /// The tool this call names, as declared in the registry.
-        pub fn name(&self) -> &'static str {
-            <Self as rt::ToolSet>::name(self)
-        }
-        /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static rt::ToolInfo {
-            <Self as rt::ToolSet>::info(self)
-        }
-        /// Each tool's arguments schema as derived from the generated types
-        /// (`schemars`), in registry order: the closed-world schema to show a model.
-        pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, rt::schemars::Schema),
-        > {
-            ::std::vec![
-                ("add_issue_comment", rt::root_schema(< AddIssueCommentArgs as
-                rt::schemars::JsonSchema > ::schema_name, < AddIssueCommentArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("create_branch",
-                rt::root_schema(< CreateBranchArgs as rt::schemars::JsonSchema >
-                ::schema_name, < CreateBranchArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("create_issue", rt::root_schema(< CreateIssueArgs as
-                rt::schemars::JsonSchema > ::schema_name, < CreateIssueArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("create_or_update_file",
-                rt::root_schema(< CreateOrUpdateFileArgs as rt::schemars::JsonSchema >
-                ::schema_name, < CreateOrUpdateFileArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("create_pull_request", rt::root_schema(<
-                CreatePullRequestArgs as rt::schemars::JsonSchema > ::schema_name, <
-                CreatePullRequestArgs as rt::schemars::JsonSchema > ::json_schema)),
-                ("create_pull_request_review", rt::root_schema(<
-                CreatePullRequestReviewArgs as rt::schemars::JsonSchema > ::schema_name,
-                < CreatePullRequestReviewArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("create_repository", rt::root_schema(<
-                CreateRepositoryArgs as rt::schemars::JsonSchema > ::schema_name, <
-                CreateRepositoryArgs as rt::schemars::JsonSchema > ::json_schema)),
-                ("fork_repository", rt::root_schema(< ForkRepositoryArgs as
-                rt::schemars::JsonSchema > ::schema_name, < ForkRepositoryArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("get_file_contents",
-                rt::root_schema(< GetFileContentsArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GetFileContentsArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("get_issue", rt::root_schema(< GetIssueArgs as
-                rt::schemars::JsonSchema > ::schema_name, < GetIssueArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("get_pull_request",
-                rt::root_schema(< GetPullRequestArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GetPullRequestArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("get_pull_request_comments", rt::root_schema(<
-                GetPullRequestCommentsArgs as rt::schemars::JsonSchema > ::schema_name, <
-                GetPullRequestCommentsArgs as rt::schemars::JsonSchema > ::json_schema)),
-                ("get_pull_request_files", rt::root_schema(< GetPullRequestFilesArgs as
-                rt::schemars::JsonSchema > ::schema_name, < GetPullRequestFilesArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("get_pull_request_reviews",
-                rt::root_schema(< GetPullRequestReviewsArgs as rt::schemars::JsonSchema >
-                ::schema_name, < GetPullRequestReviewsArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("get_pull_request_status", rt::root_schema(<
-                GetPullRequestStatusArgs as rt::schemars::JsonSchema > ::schema_name, <
-                GetPullRequestStatusArgs as rt::schemars::JsonSchema > ::json_schema)),
-                ("list_commits", rt::root_schema(< ListCommitsArgs as
-                rt::schemars::JsonSchema > ::schema_name, < ListCommitsArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("list_issues",
-                rt::root_schema(< ListIssuesArgs as rt::schemars::JsonSchema >
-                ::schema_name, < ListIssuesArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("list_pull_requests", rt::root_schema(<
-                ListPullRequestsArgs as rt::schemars::JsonSchema > ::schema_name, <
-                ListPullRequestsArgs as rt::schemars::JsonSchema > ::json_schema)),
-                ("merge_pull_request", rt::root_schema(< MergePullRequestArgs as
-                rt::schemars::JsonSchema > ::schema_name, < MergePullRequestArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("push_files",
-                rt::root_schema(< PushFilesArgs as rt::schemars::JsonSchema >
-                ::schema_name, < PushFilesArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("search_code", rt::root_schema(< SearchCodeArgs as
-                rt::schemars::JsonSchema > ::schema_name, < SearchCodeArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("search_issues",
-                rt::root_schema(< SearchIssuesArgs as rt::schemars::JsonSchema >
-                ::schema_name, < SearchIssuesArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("search_repositories", rt::root_schema(<
-                SearchRepositoriesArgs as rt::schemars::JsonSchema > ::schema_name, <
-                SearchRepositoriesArgs as rt::schemars::JsonSchema > ::json_schema)),
-                ("search_users", rt::root_schema(< SearchUsersArgs as
-                rt::schemars::JsonSchema > ::schema_name, < SearchUsersArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("update_issue",
-                rt::root_schema(< UpdateIssueArgs as rt::schemars::JsonSchema >
-                ::schema_name, < UpdateIssueArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("update_pull_request_branch", rt::root_schema(<
-                UpdatePullRequestBranchArgs as rt::schemars::JsonSchema > ::schema_name,
-                < UpdatePullRequestBranchArgs as rt::schemars::JsonSchema >
-                ::json_schema)),
-            ]
-        }
-        /// The tools a model may call, as `format`'s request lists them (its `tools`
-        /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, |_| true)
-        }
-        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
-        pub fn definitions_for(
-            format: rt::WireFormat,
-            visible: impl FnMut(&str) -> bool,
-        ) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, visible)
-        }
-        /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> rt::serde_json::Value {
-            match self {
-                Self::AddIssueComment(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::CreateBranch(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::CreateIssue(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::CreateOrUpdateFile(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::CreatePullRequest(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::CreatePullRequestReview(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::CreateRepository(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ForkRepository(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetFileContents(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetIssue(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetPullRequest(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetPullRequestComments(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetPullRequestFiles(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetPullRequestReviews(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::GetPullRequestStatus(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ListCommits(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ListIssues(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ListPullRequests(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::MergePullRequest(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::PushFiles(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::SearchCode(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::SearchIssues(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::SearchRepositories(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::SearchUsers(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::UpdateIssue(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::UpdatePullRequestBranch(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-            }
-        }
-    }
-    impl rt::serde::Serialize for ToolCall {
-        /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("name", self.name())?;
-            match self {
-                Self::AddIssueComment(a) => map.serialize_entry("arguments", a)?,
-                Self::CreateBranch(a) => map.serialize_entry("arguments", a)?,
-                Self::CreateIssue(a) => map.serialize_entry("arguments", a)?,
-                Self::CreateOrUpdateFile(a) => map.serialize_entry("arguments", a)?,
-                Self::CreatePullRequest(a) => map.serialize_entry("arguments", a)?,
-                Self::CreatePullRequestReview(a) => map.serialize_entry("arguments", a)?,
-                Self::CreateRepository(a) => map.serialize_entry("arguments", a)?,
-                Self::ForkRepository(a) => map.serialize_entry("arguments", a)?,
-                Self::GetFileContents(a) => map.serialize_entry("arguments", a)?,
-                Self::GetIssue(a) => map.serialize_entry("arguments", a)?,
-                Self::GetPullRequest(a) => map.serialize_entry("arguments", a)?,
-                Self::GetPullRequestComments(a) => map.serialize_entry("arguments", a)?,
-                Self::GetPullRequestFiles(a) => map.serialize_entry("arguments", a)?,
-                Self::GetPullRequestReviews(a) => map.serialize_entry("arguments", a)?,
-                Self::GetPullRequestStatus(a) => map.serialize_entry("arguments", a)?,
-                Self::ListCommits(a) => map.serialize_entry("arguments", a)?,
-                Self::ListIssues(a) => map.serialize_entry("arguments", a)?,
-                Self::ListPullRequests(a) => map.serialize_entry("arguments", a)?,
-                Self::MergePullRequest(a) => map.serialize_entry("arguments", a)?,
-                Self::PushFiles(a) => map.serialize_entry("arguments", a)?,
-                Self::SearchCode(a) => map.serialize_entry("arguments", a)?,
-                Self::SearchIssues(a) => map.serialize_entry("arguments", a)?,
-                Self::SearchRepositories(a) => map.serialize_entry("arguments", a)?,
-                Self::SearchUsers(a) => map.serialize_entry("arguments", a)?,
-                Self::UpdateIssue(a) => map.serialize_entry("arguments", a)?,
-                Self::UpdatePullRequestBranch(a) => map.serialize_entry("arguments", a)?,
-            }
-            map.end()
-        }
-    }
-};

@@ -227,424 +227,61 @@ pub struct SearchNodesOutput {
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::ToolSet)]
+#[toolseal(registry = "../../tests/registries/mcp/server-memory.json")]
 pub enum ToolCall {
     /// Add new observations to existing entities in the knowledge graph
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Add new observations to existing entities in the knowledge graph","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"observations":{"items":{"properties":{"contents":{"description":"An array of observation contents to add","items":{"type":"string"},"type":"array"},"entityName":{"description":"The name of the entity to add the observations to","type":"string"}},"required":["entityName","contents"],"type":"object"},"type":"array"}},"required":["observations"],"type":"object"},"name":"add_observations","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"results":{"items":{"additionalProperties":false,"properties":{"addedObservations":{"items":{"type":"string"},"type":"array"},"entityName":{"type":"string"}},"required":["entityName","addedObservations"],"type":"object"},"type":"array"}},"required":["results"],"type":"object"}}"#,
+        title = "Add Observations"
+    )]
     AddObservations(AddObservationsArgs),
     /// Create multiple new entities in the knowledge graph
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Create multiple new entities in the knowledge graph","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"entities":{"items":{"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"}},"required":["entities"],"type":"object"},"name":"create_entities","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"entities":{"items":{"additionalProperties":false,"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"}},"required":["entities"],"type":"object"}}"#,
+        title = "Create Entities"
+    )]
     CreateEntities(CreateEntitiesArgs),
     /// Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Create multiple new relations between entities in the knowledge graph. Relations should be in active voice","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"relations":{"items":{"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["relations"],"type":"object"},"name":"create_relations","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"relations":{"items":{"additionalProperties":false,"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["relations"],"type":"object"}}"#,
+        title = "Create Relations"
+    )]
     CreateRelations(CreateRelationsArgs),
     /// Delete multiple entities and their associated relations from the knowledge graph
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Delete multiple entities and their associated relations from the knowledge graph","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"entityNames":{"description":"An array of entity names to delete","items":{"type":"string"},"type":"array"}},"required":["entityNames"],"type":"object"},"name":"delete_entities","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"message":{"type":"string"},"success":{"type":"boolean"}},"required":["success","message"],"type":"object"}}"#,
+        title = "Delete Entities"
+    )]
     DeleteEntities(DeleteEntitiesArgs),
     /// Delete specific observations from entities in the knowledge graph
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Delete specific observations from entities in the knowledge graph","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"deletions":{"items":{"properties":{"entityName":{"description":"The name of the entity containing the observations","type":"string"},"observations":{"description":"An array of observations to delete","items":{"type":"string"},"type":"array"}},"required":["entityName","observations"],"type":"object"},"type":"array"}},"required":["deletions"],"type":"object"},"name":"delete_observations","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"message":{"type":"string"},"success":{"type":"boolean"}},"required":["success","message"],"type":"object"}}"#,
+        title = "Delete Observations"
+    )]
     DeleteObservations(DeleteObservationsArgs),
     /// Delete multiple relations from the knowledge graph
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Delete multiple relations from the knowledge graph","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"relations":{"description":"An array of relations to delete","items":{"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["relations"],"type":"object"},"name":"delete_relations","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"message":{"type":"string"},"success":{"type":"boolean"}},"required":["success","message"],"type":"object"}}"#,
+        title = "Delete Relations"
+    )]
     DeleteRelations(DeleteRelationsArgs),
     /// Open specific nodes in the knowledge graph by their names
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Open specific nodes in the knowledge graph by their names","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"names":{"description":"An array of entity names to retrieve","items":{"type":"string"},"type":"array"}},"required":["names"],"type":"object"},"name":"open_nodes","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"entities":{"items":{"additionalProperties":false,"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"},"relations":{"items":{"additionalProperties":false,"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["entities","relations"],"type":"object"}}"#,
+        title = "Open Nodes"
+    )]
     OpenNodes(OpenNodesArgs),
     /// Read the entire knowledge graph
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Read the entire knowledge graph","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"read_graph","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"entities":{"items":{"additionalProperties":false,"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"},"relations":{"items":{"additionalProperties":false,"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["entities","relations"],"type":"object"}}"#,
+        title = "Read Graph"
+    )]
     ReadGraph(ReadGraphArgs),
     /// Search for nodes in the knowledge graph based on a query
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Search for nodes in the knowledge graph based on a query","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"query":{"description":"The search query to match against entity names, types, and observation content","type":"string"}},"required":["query"],"type":"object"},"name":"search_nodes","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"entities":{"items":{"additionalProperties":false,"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"},"relations":{"items":{"additionalProperties":false,"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["entities","relations"],"type":"object"}}"#,
+        title = "Search Nodes"
+    )]
     SearchNodes(SearchNodesArgs),
 }
-#[allow(unused_imports, clippy::all)]
-const _: () = {
-    use ::toolseal::__private as rt;
-    use ::core::option::Option::{self, None, Some};
-    use ::core::result::Result::{self, Err, Ok};
-    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
-        <ToolCall as rt::ToolSet>::NAMES,
-    );
-    impl rt::ToolSet for ToolCall {
-        const REGISTRY: &'static str = "../../tests/registries/mcp/server-memory.json";
-        const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo::new(
-                    "add_observations",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Add new observations to existing entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"observations\":{\"items\":{\"properties\":{\"contents\":{\"description\":\"An array of observation contents to add\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"description\":\"The name of the entity to add the observations to\",\"type\":\"string\"}},\"required\":[\"entityName\",\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"observations\"],\"type\":\"object\"},\"name\":\"add_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"results\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"addedObservations\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"type\":\"string\"}},\"required\":[\"entityName\",\"addedObservations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"results\"],\"type\":\"object\"}}",
-                    "171d175ef6f16d7044f03ed3f384f66db7cce6ed693f18a915398fa29e09a07f",
-                )
-                .title("Add Observations")
-                .description(
-                    "Add new observations to existing entities in the knowledge graph",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(false),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "create_entities",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entities\":{\"items\":{\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"},\"name\":\"create_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"}}",
-                    "814d20f61467d7a901a8349bdaef3d8b66a19e7af6753ad86979048e502be2ba",
-                )
-                .title("Create Entities")
-                .description("Create multiple new entities in the knowledge graph")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(false),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "create_relations",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new relations between entities in the knowledge graph. Relations should be in active voice\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"create_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}}",
-                    "dea371de6af92738f4bf6199ced5b1a2b7e7795c6de59db6034518b4ec050f34",
-                )
-                .title("Create Relations")
-                .description(
-                    "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(false),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "delete_entities",
-                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple entities and their associated relations from the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entityNames\":{\"description\":\"An array of entity names to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityNames\"],\"type\":\"object\"},\"name\":\"delete_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}}",
-                    "dcebedc18eb37b1d9504967ada3094a15d78a7d387e53a0127a5a6372de3b025",
-                )
-                .title("Delete Entities")
-                .description(
-                    "Delete multiple entities and their associated relations from the knowledge graph",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(true),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "delete_observations",
-                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete specific observations from entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"deletions\":{\"items\":{\"properties\":{\"entityName\":{\"description\":\"The name of the entity containing the observations\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observations to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityName\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"deletions\"],\"type\":\"object\"},\"name\":\"delete_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}}",
-                    "93ca00b4fc1050d901bf27a6f994064973d9cfdb4339949b4c42ceb0cde5eec5",
-                )
-                .title("Delete Observations")
-                .description(
-                    "Delete specific observations from entities in the knowledge graph",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(true),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "delete_relations",
-                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple relations from the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"description\":\"An array of relations to delete\",\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"delete_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}}",
-                    "e31f031187d2c3212cc9e619dc08f0b406da96bce6e2d100b18a5fd466b1e5eb",
-                )
-                .title("Delete Relations")
-                .description("Delete multiple relations from the knowledge graph")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(false),
-                    destructive_hint: Some(true),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "open_nodes",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Open specific nodes in the knowledge graph by their names\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"names\":{\"description\":\"An array of entity names to retrieve\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"names\"],\"type\":\"object\"},\"name\":\"open_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}}",
-                    "e1f7a8f9e72704437acdd0b8431a204a3e5a598285684861a2253f5fdfc6e6c4",
-                )
-                .title("Open Nodes")
-                .description("Open specific nodes in the knowledge graph by their names")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "read_graph",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the entire knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"read_graph\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}}",
-                    "462c977e5ccd8c5be4284e9e87e1b8e8a58386907dc183caa78cb5efe7d388a1",
-                )
-                .title("Read Graph")
-                .description("Read the entire knowledge graph")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-            rt::ToolInfo::new(
-                    "search_nodes",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Search for nodes in the knowledge graph based on a query\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"query\":{\"description\":\"The search query to match against entity names, types, and observation content\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}}",
-                    "472cb5afead8b6f9de2d42f1a994e37164146b16467e0e3cc21434679d69bc1e",
-                )
-                .title("Search Nodes")
-                .description("Search for nodes in the knowledge graph based on a query")
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-        ];
-        const NAMES: &'static [&'static str] = &[
-            "add_observations",
-            "create_entities",
-            "create_relations",
-            "delete_entities",
-            "delete_observations",
-            "delete_relations",
-            "open_nodes",
-            "read_graph",
-            "search_nodes",
-        ];
-        fn tool_names() -> rt::Names {
-            NAME_TABLE.names()
-        }
-        fn static_name(name: &str) -> Option<&'static str> {
-            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
-        }
-        fn resolve_parts(
-            name: &str,
-            arguments: Option<&rt::Json<'_>>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
-            let root = rt::Path::root();
-            let at = root.key("arguments");
-            let resolved = match NAME_TABLE.get(name) {
-                Some(0) => {
-                    <AddObservationsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::AddObservations)
-                }
-                Some(1) => {
-                    <CreateEntitiesArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::CreateEntities)
-                }
-                Some(2) => {
-                    <CreateRelationsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::CreateRelations)
-                }
-                Some(3) => {
-                    <DeleteEntitiesArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::DeleteEntities)
-                }
-                Some(4) => {
-                    <DeleteObservationsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::DeleteObservations)
-                }
-                Some(5) => {
-                    <DeleteRelationsArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::DeleteRelations)
-                }
-                Some(6) => {
-                    <OpenNodesArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::OpenNodes)
-                }
-                Some(7) => {
-                    <ReadGraphArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ReadGraph)
-                }
-                Some(8) => {
-                    <SearchNodesArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::SearchNodes)
-                }
-                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
-            };
-            resolved.map_err(|r| r.with_tool(name))
-        }
-        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
-            match tool {
-                0 => {
-                    <AddObservationsArgs as rt::FromJson>::read(r)
-                        .map(Self::AddObservations)
-                }
-                1 => {
-                    <CreateEntitiesArgs as rt::FromJson>::read(r)
-                        .map(Self::CreateEntities)
-                }
-                2 => {
-                    <CreateRelationsArgs as rt::FromJson>::read(r)
-                        .map(Self::CreateRelations)
-                }
-                3 => {
-                    <DeleteEntitiesArgs as rt::FromJson>::read(r)
-                        .map(Self::DeleteEntities)
-                }
-                4 => {
-                    <DeleteObservationsArgs as rt::FromJson>::read(r)
-                        .map(Self::DeleteObservations)
-                }
-                5 => {
-                    <DeleteRelationsArgs as rt::FromJson>::read(r)
-                        .map(Self::DeleteRelations)
-                }
-                6 => <OpenNodesArgs as rt::FromJson>::read(r).map(Self::OpenNodes),
-                7 => <ReadGraphArgs as rt::FromJson>::read(r).map(Self::ReadGraph),
-                8 => <SearchNodesArgs as rt::FromJson>::read(r).map(Self::SearchNodes),
-                _ => None,
-            }
-        }
-        fn name(&self) -> &'static str {
-            match self {
-                Self::AddObservations(_) => "add_observations",
-                Self::CreateEntities(_) => "create_entities",
-                Self::CreateRelations(_) => "create_relations",
-                Self::DeleteEntities(_) => "delete_entities",
-                Self::DeleteObservations(_) => "delete_observations",
-                Self::DeleteRelations(_) => "delete_relations",
-                Self::OpenNodes(_) => "open_nodes",
-                Self::ReadGraph(_) => "read_graph",
-                Self::SearchNodes(_) => "search_nodes",
-            }
-        }
-    }
-    #[allow(dead_code)]
-    impl ToolCall {
-        /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
-        /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_strict(bytes)
-        }
-        /// Resolves a call object with `options`; the result records any lenient coercion.
-        pub fn from_json_with(
-            bytes: &[u8],
-            options: &rt::Options,
-        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, options)
-        }
-        /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_tree_with(
-                    &rt::Json::from_value(value),
-                    &rt::Options::strict(),
-                )
-                .map(|r| r.call)
-        }
-        /// The tool this call names, as declared in the registry.
-        pub fn name(&self) -> &'static str {
-            <Self as rt::ToolSet>::name(self)
-        }
-        /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static rt::ToolInfo {
-            <Self as rt::ToolSet>::info(self)
-        }
-        /// Each tool's arguments schema as derived from the generated types
-        /// (`schemars`), in registry order: the closed-world schema to show a model.
-        pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, rt::schemars::Schema),
-        > {
-            ::std::vec![
-                ("add_observations", rt::root_schema(< AddObservationsArgs as
-                rt::schemars::JsonSchema > ::schema_name, < AddObservationsArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("create_entities",
-                rt::root_schema(< CreateEntitiesArgs as rt::schemars::JsonSchema >
-                ::schema_name, < CreateEntitiesArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("create_relations", rt::root_schema(<
-                CreateRelationsArgs as rt::schemars::JsonSchema > ::schema_name, <
-                CreateRelationsArgs as rt::schemars::JsonSchema > ::json_schema)),
-                ("delete_entities", rt::root_schema(< DeleteEntitiesArgs as
-                rt::schemars::JsonSchema > ::schema_name, < DeleteEntitiesArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("delete_observations",
-                rt::root_schema(< DeleteObservationsArgs as rt::schemars::JsonSchema >
-                ::schema_name, < DeleteObservationsArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("delete_relations", rt::root_schema(<
-                DeleteRelationsArgs as rt::schemars::JsonSchema > ::schema_name, <
-                DeleteRelationsArgs as rt::schemars::JsonSchema > ::json_schema)),
-                ("open_nodes", rt::root_schema(< OpenNodesArgs as
-                rt::schemars::JsonSchema > ::schema_name, < OpenNodesArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("read_graph",
-                rt::root_schema(< ReadGraphArgs as rt::schemars::JsonSchema >
-                ::schema_name, < ReadGraphArgs as rt::schemars::JsonSchema >
-                ::json_schema)), ("search_nodes", rt::root_schema(< SearchNodesArgs as
-                rt::schemars::JsonSchema > ::schema_name, < SearchNodesArgs as
-                rt::schemars::JsonSchema > ::json_schema)),
-            ]
-        }
-        /// The tools a model may call, as `format`'s request lists them (its `tools`
-        /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, |_| true)
-        }
-        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
-        pub fn definitions_for(
-            format: rt::WireFormat,
-            visible: impl FnMut(&str) -> bool,
-        ) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, visible)
-        }
-        /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> rt::serde_json::Value {
-            match self {
-                Self::AddObservations(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::CreateEntities(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::CreateRelations(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::DeleteEntities(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::DeleteObservations(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::DeleteRelations(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::OpenNodes(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::ReadGraph(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::SearchNodes(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-            }
-        }
-    }
-    impl rt::serde::Serialize for ToolCall {
-        /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("name", self.name())?;
-            match self {
-                Self::AddObservations(a) => map.serialize_entry("arguments", a)?,
-                Self::CreateEntities(a) => map.serialize_entry("arguments", a)?,
-                Self::CreateRelations(a) => map.serialize_entry("arguments", a)?,
-                Self::DeleteEntities(a) => map.serialize_entry("arguments", a)?,
-                Self::DeleteObservations(a) => map.serialize_entry("arguments", a)?,
-                Self::DeleteRelations(a) => map.serialize_entry("arguments", a)?,
-                Self::OpenNodes(a) => map.serialize_entry("arguments", a)?,
-                Self::ReadGraph(a) => map.serialize_entry("arguments", a)?,
-                Self::SearchNodes(a) => map.serialize_entry("arguments", a)?,
-            }
-            map.end()
-        }
-    }
-};

@@ -120,7 +120,8 @@ pub struct SequentialthinkingOutput {
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::ToolSet)]
+#[toolseal(registry = "../../tests/registries/mcp/server-sequential-thinking.json")]
 pub enum ToolCall {
     /// A detailed tool for dynamic and reflective problem-solving through thoughts.
     /// This tool helps analyze problems through a flexible thinking process that can adapt and evolve.
@@ -176,153 +177,9 @@ pub enum ToolCall {
     /// 9. Repeat the process until satisfied with the solution
     /// 10. Provide a single, ideally correct answer as the final output
     /// 11. Only set nextThoughtNeeded to false when truly done and a satisfactory answer is reached
+    #[toolseal(
+        definition = r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"A detailed tool for dynamic and reflective problem-solving through thoughts.\nThis tool helps analyze problems through a flexible thinking process that can adapt and evolve.\nEach thought can build on, question, or revise previous insights as understanding deepens.\n\nWhen to use this tool:\n- Breaking down complex problems into steps\n- Planning and design with room for revision\n- Analysis that might need course correction\n- Problems where the full scope might not be clear initially\n- Problems that require a multi-step solution\n- Tasks that need to maintain context over multiple steps\n- Situations where irrelevant information needs to be filtered out\n\nKey features:\n- You can adjust total_thoughts up or down as you progress\n- You can question or revise previous thoughts\n- You can add more thoughts even after reaching what seemed like the end\n- You can express uncertainty and explore alternative approaches\n- Not every thought needs to build linearly - you can branch or backtrack\n- Generates a solution hypothesis\n- Verifies the hypothesis based on the Chain of Thought steps\n- Repeats the process until satisfied\n- Provides a correct answer\n\nParameters explained:\n- thought: Your current thinking step, which can include:\n  * Regular analytical steps\n  * Revisions of previous thoughts\n  * Questions about previous decisions\n  * Realizations about needing more analysis\n  * Changes in approach\n  * Hypothesis generation\n  * Hypothesis verification\n- nextThoughtNeeded: True if you need more thinking, even if at what seemed like the end\n- thoughtNumber: Current number in sequence (can go beyond initial total if needed)\n- totalThoughts: Current estimate of thoughts needed (can be adjusted up/down)\n- isRevision: A boolean indicating if this thought revises previous thinking\n- revisesThought: If is_revision is true, which thought number is being reconsidered\n- branchFromThought: If branching, which thought number is the branching point\n- branchId: Identifier for the current branch (if any)\n- needsMoreThoughts: If reaching end but realizing more thoughts needed\n\nYou should:\n1. Start with an initial estimate of needed thoughts, but be ready to adjust\n2. Feel free to question or revise previous thoughts\n3. Don't hesitate to add more thoughts if needed, even at the \"end\"\n4. Express uncertainty when present\n5. Mark thoughts that revise previous thinking or branch into new paths\n6. Ignore information that is irrelevant to the current step\n7. Generate a solution hypothesis when appropriate\n8. Verify the hypothesis based on the Chain of Thought steps\n9. Repeat the process until satisfied with the solution\n10. Provide a single, ideally correct answer as the final output\n11. Only set nextThoughtNeeded to false when truly done and a satisfactory answer is reached","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"branchFromThought":{"description":"Branching point thought number","maximum":9007199254740991,"minimum":1,"type":"integer"},"branchId":{"description":"Branch identifier","type":"string"},"isRevision":{"description":"Whether this revises previous thinking","type":["boolean","string"]},"needsMoreThoughts":{"description":"If more thoughts are needed","type":["boolean","string"]},"nextThoughtNeeded":{"description":"Whether another thought step is needed","type":["boolean","string"]},"revisesThought":{"description":"Which thought is being reconsidered","maximum":9007199254740991,"minimum":1,"type":"integer"},"thought":{"description":"Your current thinking step","type":"string"},"thoughtNumber":{"description":"Current thought number (numeric value, e.g., 1, 2, 3)","maximum":9007199254740991,"minimum":1,"type":"integer"},"totalThoughts":{"description":"Estimated total thoughts needed (numeric value, e.g., 5, 10)","maximum":9007199254740991,"minimum":1,"type":"integer"}},"required":["thought","nextThoughtNeeded","thoughtNumber","totalThoughts"],"type":"object"},"name":"sequentialthinking","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"branches":{"items":{"type":"string"},"type":"array"},"nextThoughtNeeded":{"type":"boolean"},"thoughtHistoryLength":{"type":"number"},"thoughtNumber":{"type":"number"},"totalThoughts":{"type":"number"}},"required":["thoughtNumber","totalThoughts","nextThoughtNeeded","branches","thoughtHistoryLength"],"type":"object"}}"#,
+        title = "Sequential Thinking"
+    )]
     Sequentialthinking(SequentialthinkingArgs),
 }
-#[allow(unused_imports, clippy::all)]
-const _: () = {
-    use ::toolseal::__private as rt;
-    use ::core::option::Option::{self, None, Some};
-    use ::core::result::Result::{self, Err, Ok};
-    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
-        <ToolCall as rt::ToolSet>::NAMES,
-    );
-    impl rt::ToolSet for ToolCall {
-        const REGISTRY: &'static str = "../../tests/registries/mcp/server-sequential-thinking.json";
-        const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo::new(
-                    "sequentialthinking",
-                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"A detailed tool for dynamic and reflective problem-solving through thoughts.\\nThis tool helps analyze problems through a flexible thinking process that can adapt and evolve.\\nEach thought can build on, question, or revise previous insights as understanding deepens.\\n\\nWhen to use this tool:\\n- Breaking down complex problems into steps\\n- Planning and design with room for revision\\n- Analysis that might need course correction\\n- Problems where the full scope might not be clear initially\\n- Problems that require a multi-step solution\\n- Tasks that need to maintain context over multiple steps\\n- Situations where irrelevant information needs to be filtered out\\n\\nKey features:\\n- You can adjust total_thoughts up or down as you progress\\n- You can question or revise previous thoughts\\n- You can add more thoughts even after reaching what seemed like the end\\n- You can express uncertainty and explore alternative approaches\\n- Not every thought needs to build linearly - you can branch or backtrack\\n- Generates a solution hypothesis\\n- Verifies the hypothesis based on the Chain of Thought steps\\n- Repeats the process until satisfied\\n- Provides a correct answer\\n\\nParameters explained:\\n- thought: Your current thinking step, which can include:\\n  * Regular analytical steps\\n  * Revisions of previous thoughts\\n  * Questions about previous decisions\\n  * Realizations about needing more analysis\\n  * Changes in approach\\n  * Hypothesis generation\\n  * Hypothesis verification\\n- nextThoughtNeeded: True if you need more thinking, even if at what seemed like the end\\n- thoughtNumber: Current number in sequence (can go beyond initial total if needed)\\n- totalThoughts: Current estimate of thoughts needed (can be adjusted up/down)\\n- isRevision: A boolean indicating if this thought revises previous thinking\\n- revisesThought: If is_revision is true, which thought number is being reconsidered\\n- branchFromThought: If branching, which thought number is the branching point\\n- branchId: Identifier for the current branch (if any)\\n- needsMoreThoughts: If reaching end but realizing more thoughts needed\\n\\nYou should:\\n1. Start with an initial estimate of needed thoughts, but be ready to adjust\\n2. Feel free to question or revise previous thoughts\\n3. Don't hesitate to add more thoughts if needed, even at the \\\"end\\\"\\n4. Express uncertainty when present\\n5. Mark thoughts that revise previous thinking or branch into new paths\\n6. Ignore information that is irrelevant to the current step\\n7. Generate a solution hypothesis when appropriate\\n8. Verify the hypothesis based on the Chain of Thought steps\\n9. Repeat the process until satisfied with the solution\\n10. Provide a single, ideally correct answer as the final output\\n11. Only set nextThoughtNeeded to false when truly done and a satisfactory answer is reached\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"branchFromThought\":{\"description\":\"Branching point thought number\",\"maximum\":9007199254740991,\"minimum\":1,\"type\":\"integer\"},\"branchId\":{\"description\":\"Branch identifier\",\"type\":\"string\"},\"isRevision\":{\"description\":\"Whether this revises previous thinking\",\"type\":[\"boolean\",\"string\"]},\"needsMoreThoughts\":{\"description\":\"If more thoughts are needed\",\"type\":[\"boolean\",\"string\"]},\"nextThoughtNeeded\":{\"description\":\"Whether another thought step is needed\",\"type\":[\"boolean\",\"string\"]},\"revisesThought\":{\"description\":\"Which thought is being reconsidered\",\"maximum\":9007199254740991,\"minimum\":1,\"type\":\"integer\"},\"thought\":{\"description\":\"Your current thinking step\",\"type\":\"string\"},\"thoughtNumber\":{\"description\":\"Current thought number (numeric value, e.g., 1, 2, 3)\",\"maximum\":9007199254740991,\"minimum\":1,\"type\":\"integer\"},\"totalThoughts\":{\"description\":\"Estimated total thoughts needed (numeric value, e.g., 5, 10)\",\"maximum\":9007199254740991,\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"thought\",\"nextThoughtNeeded\",\"thoughtNumber\",\"totalThoughts\"],\"type\":\"object\"},\"name\":\"sequentialthinking\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branches\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"nextThoughtNeeded\":{\"type\":\"boolean\"},\"thoughtHistoryLength\":{\"type\":\"number\"},\"thoughtNumber\":{\"type\":\"number\"},\"totalThoughts\":{\"type\":\"number\"}},\"required\":[\"thoughtNumber\",\"totalThoughts\",\"nextThoughtNeeded\",\"branches\",\"thoughtHistoryLength\"],\"type\":\"object\"}}",
-                    "fbc293f18831b2bb05c88d9fe0b5dcb58296ae0229a70b7636f7bc9ba589fbf7",
-                )
-                .title("Sequential Thinking")
-                .description(
-                    "A detailed tool for dynamic and reflective problem-solving through thoughts.\nThis tool helps analyze problems through a flexible thinking process that can adapt and evolve.\nEach thought can build on, question, or revise previous insights as understanding deepens.\n\nWhen to use this tool:\n- Breaking down complex problems into steps\n- Planning and design with room for revision\n- Analysis that might need course correction\n- Problems where the full scope might not be clear initially\n- Problems that require a multi-step solution\n- Tasks that need to maintain context over multiple steps\n- Situations where irrelevant information needs to be filtered out\n\nKey features:\n- You can adjust total_thoughts up or down as you progress\n- You can question or revise previous thoughts\n- You can add more thoughts even after reaching what seemed like the end\n- You can express uncertainty and explore alternative approaches\n- Not every thought needs to build linearly - you can branch or backtrack\n- Generates a solution hypothesis\n- Verifies the hypothesis based on the Chain of Thought steps\n- Repeats the process until satisfied\n- Provides a correct answer\n\nParameters explained:\n- thought: Your current thinking step, which can include:\n  * Regular analytical steps\n  * Revisions of previous thoughts\n  * Questions about previous decisions\n  * Realizations about needing more analysis\n  * Changes in approach\n  * Hypothesis generation\n  * Hypothesis verification\n- nextThoughtNeeded: True if you need more thinking, even if at what seemed like the end\n- thoughtNumber: Current number in sequence (can go beyond initial total if needed)\n- totalThoughts: Current estimate of thoughts needed (can be adjusted up/down)\n- isRevision: A boolean indicating if this thought revises previous thinking\n- revisesThought: If is_revision is true, which thought number is being reconsidered\n- branchFromThought: If branching, which thought number is the branching point\n- branchId: Identifier for the current branch (if any)\n- needsMoreThoughts: If reaching end but realizing more thoughts needed\n\nYou should:\n1. Start with an initial estimate of needed thoughts, but be ready to adjust\n2. Feel free to question or revise previous thoughts\n3. Don't hesitate to add more thoughts if needed, even at the \"end\"\n4. Express uncertainty when present\n5. Mark thoughts that revise previous thinking or branch into new paths\n6. Ignore information that is irrelevant to the current step\n7. Generate a solution hypothesis when appropriate\n8. Verify the hypothesis based on the Chain of Thought steps\n9. Repeat the process until satisfied with the solution\n10. Provide a single, ideally correct answer as the final output\n11. Only set nextThoughtNeeded to false when truly done and a satisfactory answer is reached",
-                )
-                .annotations(rt::Annotations {
-                    read_only_hint: Some(true),
-                    destructive_hint: Some(false),
-                    idempotent_hint: Some(true),
-                    open_world_hint: Some(false),
-                    ..rt::Annotations::NONE
-                }),
-        ];
-        const NAMES: &'static [&'static str] = &["sequentialthinking"];
-        fn tool_names() -> rt::Names {
-            NAME_TABLE.names()
-        }
-        fn static_name(name: &str) -> Option<&'static str> {
-            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
-        }
-        fn resolve_parts(
-            name: &str,
-            arguments: Option<&rt::Json<'_>>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
-            let root = rt::Path::root();
-            let at = root.key("arguments");
-            let resolved = match NAME_TABLE.get(name) {
-                Some(0) => {
-                    <SequentialthinkingArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Sequentialthinking)
-                }
-                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
-            };
-            resolved.map_err(|r| r.with_tool(name))
-        }
-        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
-            match tool {
-                0 => {
-                    <SequentialthinkingArgs as rt::FromJson>::read(r)
-                        .map(Self::Sequentialthinking)
-                }
-                _ => None,
-            }
-        }
-        fn name(&self) -> &'static str {
-            match self {
-                Self::Sequentialthinking(_) => "sequentialthinking",
-            }
-        }
-    }
-    #[allow(dead_code)]
-    impl ToolCall {
-        /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
-        /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_strict(bytes)
-        }
-        /// Resolves a call object with `options`; the result records any lenient coercion.
-        pub fn from_json_with(
-            bytes: &[u8],
-            options: &rt::Options,
-        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, options)
-        }
-        /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_tree_with(
-                    &rt::Json::from_value(value),
-                    &rt::Options::strict(),
-                )
-                .map(|r| r.call)
-        }
-        /// The tool this call names, as declared in the registry.
-        pub fn name(&self) -> &'static str {
-            <Self as rt::ToolSet>::name(self)
-        }
-        /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static rt::ToolInfo {
-            <Self as rt::ToolSet>::info(self)
-        }
-        /// Each tool's arguments schema as derived from the generated types
-        /// (`schemars`), in registry order: the closed-world schema to show a model.
-        pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, rt::schemars::Schema),
-        > {
-            ::std::vec![
-                ("sequentialthinking", rt::root_schema(< SequentialthinkingArgs as
-                rt::schemars::JsonSchema > ::schema_name, < SequentialthinkingArgs as
-                rt::schemars::JsonSchema > ::json_schema)),
-            ]
-        }
-        /// The tools a model may call, as `format`'s request lists them (its `tools`
-        /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, |_| true)
-        }
-        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
-        pub fn definitions_for(
-            format: rt::WireFormat,
-            visible: impl FnMut(&str) -> bool,
-        ) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, visible)
-        }
-        /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> rt::serde_json::Value {
-            match self {
-                Self::Sequentialthinking(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-            }
-        }
-    }
-    impl rt::serde::Serialize for ToolCall {
-        /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("name", self.name())?;
-            match self {
-                Self::Sequentialthinking(a) => map.serialize_entry("arguments", a)?,
-            }
-            map.end()
-        }
-    }
-};

@@ -48,194 +48,23 @@ pub struct BrokenArgs(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::ToolSet)]
+#[toolseal(registry = "../../tests/registries/spec.json")]
 pub enum ToolCall {
     /// Class order: a misnamed key deep in `patches` is H2 even after a sibling's H3.
+    #[toolseal(
+        definition = r#"{"description":"Class order: a misnamed key deep in `patches` is H2 even after a sibling's H3.","inputSchema":{"properties":{"file_hash":{"type":"string"},"patches":{"items":{"properties":{"contents":{"type":"string"},"line":{"type":"integer"}},"required":["contents"],"type":"object"},"type":"array"}},"required":["patches"],"type":"object"},"name":"apply_patch"}"#
+    )]
     ApplyPatch(ApplyPatchArgs),
     /// Keywords no Rust type expresses, as real servers write them.
+    #[toolseal(
+        definition = r#"{"description":"Keywords no Rust type expresses, as real servers write them.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","if":{"properties":{"mode":{"const":"udp"}},"required":["mode"]},"properties":{"env":{"patternProperties":{"^[A-Z_]+$":{"type":"string"}},"propertyNames":{"maxLength":16},"type":"object"},"host":{"anyOf":[{"format":"ipv4"},{"format":"ipv6"}],"type":"string"},"label":{"default":null,"optional":true,"type":"string"},"mode":{"anyOf":[{"not":{}},{"enum":["tcp","udp"],"type":"string"}]},"port":{"maximum":65535,"minimum":1,"type":"integer"},"tags":{"contains":{"const":"prod"},"maxContains":1,"type":"array"},"verbose":{"enum":["True","False"],"type":"boolean"}},"required":["host"],"then":{"required":["port"]},"type":"object"},"name":"connect"}"#
+    )]
     Connect(ConnectArgs),
     /// Quarantined: its schema names a document toolseal never fetches.
+    #[toolseal(
+        definition = r#"{"description":"Quarantined: its schema names a document toolseal never fetches.","inputSchema":{"properties":{"config":{"$ref":"https://example.com/config.schema.json"}},"type":"object"},"name":"broken"}"#,
+        quarantined = "at `#/tools/2/inputSchema/properties/config`, keyword `$ref`: \"https://example.com/config.schema.json\" names a document that is neither embedded nor bundled (https://example.com/config.schema.json); toolseal never fetches a schema"
+    )]
     Broken(BrokenArgs),
 }
-#[allow(unused_imports, clippy::all)]
-const _: () = {
-    use ::toolseal::__private as rt;
-    use ::core::option::Option::{self, None, Some};
-    use ::core::result::Result::{self, Err, Ok};
-    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
-        <ToolCall as rt::ToolSet>::NAMES,
-    );
-    impl rt::ToolSet for ToolCall {
-        const REGISTRY: &'static str = "../../tests/registries/spec.json";
-        const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo::new(
-                    "apply_patch",
-                    "{\"description\":\"Class order: a misnamed key deep in `patches` is H2 even after a sibling's H3.\",\"inputSchema\":{\"properties\":{\"file_hash\":{\"type\":\"string\"},\"patches\":{\"items\":{\"properties\":{\"contents\":{\"type\":\"string\"},\"line\":{\"type\":\"integer\"}},\"required\":[\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"patches\"],\"type\":\"object\"},\"name\":\"apply_patch\"}",
-                    "1f98f62eb704c991beee2520d8946e2b38add5d8b0c49e97810a6ad0971979b7",
-                )
-                .description(
-                    "Class order: a misnamed key deep in `patches` is H2 even after a sibling's H3.",
-                ),
-            rt::ToolInfo::new(
-                    "connect",
-                    "{\"description\":\"Keywords no Rust type expresses, as real servers write them.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"if\":{\"properties\":{\"mode\":{\"const\":\"udp\"}},\"required\":[\"mode\"]},\"properties\":{\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"propertyNames\":{\"maxLength\":16},\"type\":\"object\"},\"host\":{\"anyOf\":[{\"format\":\"ipv4\"},{\"format\":\"ipv6\"}],\"type\":\"string\"},\"label\":{\"default\":null,\"optional\":true,\"type\":\"string\"},\"mode\":{\"anyOf\":[{\"not\":{}},{\"enum\":[\"tcp\",\"udp\"],\"type\":\"string\"}]},\"port\":{\"maximum\":65535,\"minimum\":1,\"type\":\"integer\"},\"tags\":{\"contains\":{\"const\":\"prod\"},\"maxContains\":1,\"type\":\"array\"},\"verbose\":{\"enum\":[\"True\",\"False\"],\"type\":\"boolean\"}},\"required\":[\"host\"],\"then\":{\"required\":[\"port\"]},\"type\":\"object\"},\"name\":\"connect\"}",
-                    "f0cca43af8ec886d5d40073682e2cb0156321cf912030e423b5900b5a79f25ed",
-                )
-                .description(
-                    "Keywords no Rust type expresses, as real servers write them.",
-                ),
-            rt::ToolInfo::new(
-                    "broken",
-                    "{\"description\":\"Quarantined: its schema names a document toolseal never fetches.\",\"inputSchema\":{\"properties\":{\"config\":{\"$ref\":\"https://example.com/config.schema.json\"}},\"type\":\"object\"},\"name\":\"broken\"}",
-                    "c49e27fe4796002e792c9643e16b87f83e080f4f127c80d3a2866f998549ece1",
-                )
-                .description(
-                    "Quarantined: its schema names a document toolseal never fetches.",
-                )
-                .quarantined(
-                    "at `#/tools/2/inputSchema/properties/config`, keyword `$ref`: \"https://example.com/config.schema.json\" names a document that is neither embedded nor bundled (https://example.com/config.schema.json); toolseal never fetches a schema",
-                ),
-        ];
-        const NAMES: &'static [&'static str] = &["apply_patch", "broken", "connect"];
-        fn tool_names() -> rt::Names {
-            NAME_TABLE.names()
-        }
-        fn static_name(name: &str) -> Option<&'static str> {
-            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
-        }
-        fn resolve_parts(
-            name: &str,
-            arguments: Option<&rt::Json<'_>>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
-            let root = rt::Path::root();
-            let at = root.key("arguments");
-            let resolved = match NAME_TABLE.get(name) {
-                Some(0) => {
-                    <ApplyPatchArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::ApplyPatch)
-                }
-                Some(2) => {
-                    <ConnectArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Connect)
-                }
-                Some(1) => {
-                    <BrokenArgs as rt::FromJson>::from_json(args, &at, cx)
-                        .map(Self::Broken)
-                }
-                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
-            };
-            resolved.map_err(|r| r.with_tool(name))
-        }
-        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
-            match tool {
-                0 => <ApplyPatchArgs as rt::FromJson>::read(r).map(Self::ApplyPatch),
-                2 => <ConnectArgs as rt::FromJson>::read(r).map(Self::Connect),
-                1 => <BrokenArgs as rt::FromJson>::read(r).map(Self::Broken),
-                _ => None,
-            }
-        }
-        fn name(&self) -> &'static str {
-            match self {
-                Self::ApplyPatch(_) => "apply_patch",
-                Self::Connect(_) => "connect",
-                Self::Broken(_) => "broken",
-            }
-        }
-    }
-    #[allow(dead_code)]
-    impl ToolCall {
-        /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
-        /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_strict(bytes)
-        }
-        /// Resolves a call object with `options`; the result records any lenient coercion.
-        pub fn from_json_with(
-            bytes: &[u8],
-            options: &rt::Options,
-        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, options)
-        }
-        /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_tree_with(
-                    &rt::Json::from_value(value),
-                    &rt::Options::strict(),
-                )
-                .map(|r| r.call)
-        }
-        /// The tool this call names, as declared in the registry.
-        pub fn name(&self) -> &'static str {
-            <Self as rt::ToolSet>::name(self)
-        }
-        /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static rt::ToolInfo {
-            <Self as rt::ToolSet>::info(self)
-        }
-        /// Each tool's arguments schema as derived from the generated types
-        /// (`schemars`), in registry order: the closed-world schema to show a model.
-        pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, rt::schemars::Schema),
-        > {
-            ::std::vec![
-                ("apply_patch", rt::root_schema(< ApplyPatchArgs as
-                rt::schemars::JsonSchema > ::schema_name, < ApplyPatchArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("connect", rt::root_schema(<
-                ConnectArgs as rt::schemars::JsonSchema > ::schema_name, < ConnectArgs as
-                rt::schemars::JsonSchema > ::json_schema)), ("broken", rt::root_schema(<
-                BrokenArgs as rt::schemars::JsonSchema > ::schema_name, < BrokenArgs as
-                rt::schemars::JsonSchema > ::json_schema)),
-            ]
-        }
-        /// The tools a model may call, as `format`'s request lists them (its `tools`
-        /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, |_| true)
-        }
-        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
-        pub fn definitions_for(
-            format: rt::WireFormat,
-            visible: impl FnMut(&str) -> bool,
-        ) -> rt::serde_json::Value {
-            rt::definitions::of_set::<Self>(format, visible)
-        }
-        /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> rt::serde_json::Value {
-            match self {
-                Self::ApplyPatch(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Connect(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-                Self::Broken(a) => {
-                    rt::serde_json::to_value(a)
-                        .expect("toolseal-build: generated arguments serialize to JSON")
-                }
-            }
-        }
-    }
-    impl rt::serde::Serialize for ToolCall {
-        /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(2))?;
-            map.serialize_entry("name", self.name())?;
-            match self {
-                Self::ApplyPatch(a) => map.serialize_entry("arguments", a)?,
-                Self::Connect(a) => map.serialize_entry("arguments", a)?,
-                Self::Broken(a) => map.serialize_entry("arguments", a)?,
-            }
-            map.end()
-        }
-    }
-};

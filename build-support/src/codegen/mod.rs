@@ -40,17 +40,12 @@ pub(crate) struct ToolInput<'a> {
 /// How emitted code names the facade.
 struct Emit {
     facade: Facade,
-    /// `<facade>::__private`, for items outside the impl block (inside it, `rt`).
+    /// `<facade>::__private`, the support module generated types name.
     private: TokenStream,
 }
 
-/// `rt`: how code inside the impl block names the facade's `__private` module.
-fn rt() -> TokenStream {
-    quote!(rt)
-}
-
 impl Ty {
-    /// The type as code where `rt` names the support module writes it.
+    /// The type as code where `rt` names the support module (`<facade>::__private`) writes it.
     fn tokens(&self, rt: &TokenStream) -> TokenStream {
         self.write(rt, false)
     }
@@ -117,7 +112,6 @@ impl Ty {
 pub(crate) fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str, facade: &Facade) -> (TokenStream, Contract) {
     let (space, tools) = TypeSpace::build(tools);
     let e = Emit { facade: facade.clone(), private: facade.private() };
-    let rt = rt();
     let items = space.entries.iter().map(|x| types::item(&e, x));
     // A subschema the specification validator checks names its document's validator
     // (`#[toolseal(spec = __SPEC_0, ..)]`): a `static` of the module, hidden.
@@ -125,9 +119,8 @@ pub(crate) fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str, fa
         let private = &e.private;
         quote!(#[doc(hidden)] static #id: #private::LazySpec = #private::LazySpec::new(#source, #formats);)
     });
-    let (call_item, call_impls) = tool_call::emit(&tools, registry);
+    let call_item = tool_call::emit(&e, &tools, registry);
     let contract = contract::emit(&e, &tools, registry, module);
-    let private = &e.private;
     // Generated code lands in the user's crate, under the user's lints: `-D warnings`
     // must not fail on names and shapes that come from the registry (a key `foo` bound
     // as a local is `clippy::disallowed_names`, variants sharing a word are
@@ -140,13 +133,6 @@ pub(crate) fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str, fa
         #(#[allow(dead_code, clippy::all)] #items)*
         #[allow(dead_code, clippy::all)]
         #call_item
-        #[allow(unused_imports, clippy::all)]
-        const _: () = {
-            use #private as #rt;
-            use ::core::option::Option::{self, None, Some};
-            use ::core::result::Result::{self, Err, Ok};
-            #call_impls
-        };
     };
     (tokens, contract)
 }

@@ -67,7 +67,7 @@ impl Rule {
         for (k, span) in &self.kinds {
             if Some(*k) != kind {
                 let fits = match kind {
-                    Some(kind) => format!("a `{ty}` takes {}", kind.keys()),
+                    Some(kind) => format!("`{ty}` takes {}", kind.keys()),
                     None => format!("`{ty}` takes none: constraints apply to `String`, `i64`, `u64`, `f64` and `Vec<T>`"),
                 };
                 errors.at(
@@ -98,7 +98,11 @@ impl Rule {
                 if key.ends_with("length") { RuleKind::String } else { RuleKind::Array }
             }
             "minimum" | "maximum" | "exclusive_minimum" | "exclusive_maximum" | "multiple_of" => {
-                let x = number(&meta.value()?.parse::<Expr>()?)?;
+                let e = meta.value()?.parse::<Expr>()?;
+                let x = number(&e)?;
+                if !x.is_finite() || (key == "multiple_of" && x <= 0.0) {
+                    return Err(syn::Error::new(e.span(), format!("`{key}` is a finite number{}", if key == "multiple_of" { " above 0" } else { "" })));
+                }
                 let (name, x) = (format_ident!("{key}"), Literal::f64_unsuffixed(x));
                 self.setters.push(quote!(.#name(#x)));
                 RuleKind::Number
@@ -118,7 +122,7 @@ impl Rule {
                     return Err(syn::Error::new(name.span(), format!("toolseal enforces no format {:?}; it enforces {}", name.value(), known.join(", "))));
                 };
                 let variant = format_ident!("{format:?}");
-                self.setters.push(quote!(.format(rt::Format::#variant)));
+                self.setters.push(quote!(.format(__toolseal::Format::#variant)));
                 RuleKind::String
             }
             "unique_items" => {
@@ -198,9 +202,30 @@ pub(crate) enum ValueTable {
     Spec { spec: syn::Path, pointer: Option<LitStr>, schema: Option<LitStr> },
 }
 
+/// The constraint keys (see [`Rule`]).
+pub(crate) const CONSTRAINTS: &[&str] =
+    &["min_length", "max_length", "pattern", "format", "minimum", "maximum", "exclusive_minimum", "exclusive_maximum", "multiple_of", "min_items", "max_items", "unique_items", "untyped"];
+
+/// Reports each key of `keys` that is not among `allowed` (nor a constraint, with `constraints`), at its span.
+pub(crate) fn only(keys: &[(String, Span)], allowed: &[&str], constraints: bool, on: &str, errors: &mut Errors) {
+    for (key, span) in keys {
+        let fits = allowed.contains(&key.as_str()) || (constraints && CONSTRAINTS.contains(&key.as_str()));
+        if !fits {
+            errors.at(*span, format!("`{key}` does not apply to {on}"));
+        }
+    }
+}
+
+/// The keys written in `meta`, each with its span.
+fn record(keys: &mut Vec<(String, Span)>, meta: &ParseNestedMeta<'_>) {
+    keys.push((meta.path.get_ident().map(ToString::to_string).unwrap_or_default(), meta.path.span()));
+}
+
 /// `#[toolseal(..)]` on the type.
 #[derive(Default)]
 pub(crate) struct Container {
+    /// Every key written, with its span.
+    pub keys: Vec<(String, Span)>,
     /// `crate = "path"`: how the code names the `toolseal` crate (default `::toolseal`).
     pub krate: Option<syn::Path>,
     /// The type's description.
@@ -226,6 +251,8 @@ pub(crate) struct Container {
 /// `#[toolseal(..)]` on a field.
 #[derive(Default)]
 pub(crate) struct Field {
+    /// Every key written, with its span.
+    pub keys: Vec<(String, Span)>,
     /// `rename = "key"`: the JSON key, when it is not the field's name.
     pub rename: Option<LitStr>,
     /// `default = expr`: the value when the key is absent.
@@ -253,8 +280,13 @@ pub(crate) struct Variant {
     pub rename: Option<LitStr>,
 }
 
-fn toolseal_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
-    attrs.iter().filter(|a| a.path().is_ident("toolseal"))
+/// Calls `each` on every argument of every `#[toolseal(..)]` in `attrs`, gathering the errors.
+pub(crate) fn each_meta(attrs: &[Attribute], errors: &mut Errors, mut each: impl FnMut(&ParseNestedMeta<'_>) -> syn::Result<()>) {
+    for attr in attrs.iter().filter(|a| a.path().is_ident("toolseal")) {
+        if let Err(e) = attr.parse_nested_meta(|meta| each(&meta)) {
+            errors.push(e);
+        }
+    }
 }
 
 fn unknown(meta: &ParseNestedMeta<'_>, on: &str, keys: &str) -> syn::Error {
@@ -275,118 +307,105 @@ fn description(meta: &ParseNestedMeta<'_>, into: &mut Description) -> syn::Resul
 /// Parses the type's `#[toolseal(..)]`.
 pub(crate) fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
     let mut c = Container::default();
-    for attr in toolseal_attrs(attrs) {
-        let parsed = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("crate") {
-                c.krate = Some(meta.value()?.parse::<LitStr>()?.parse()?);
-            } else if meta.path.is_ident("min_properties") {
-                c.min_properties = Some(meta.value()?.parse::<syn::LitInt>()?.base10_parse()?);
-            } else if meta.path.is_ident("max_properties") {
-                c.max_properties = Some(meta.value()?.parse::<syn::LitInt>()?.base10_parse()?);
-            } else if meta.path.is_ident("const") {
-                c.is_const = true;
-            } else if meta.path.is_ident("tuple") {
-                c.tuple = true;
-            } else if meta.path.is_ident("values") {
-                let list: syn::ExprArray = meta.value()?.parse()?;
-                let mut texts = Vec::new();
-                for e in &list.elems {
-                    match e {
-                        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) if toolseal_runtime::json::Json::parse(s.value().as_bytes()).is_ok() => texts.push(s.clone()),
-                        _ => return Err(syn::Error::new(e.span(), "each of `values` is a JSON text in a string (`\"1\"`, `\"\\\"a\\\"\"`, `\"null\"`)")),
-                    }
+    each_meta(attrs, errors, |meta| {
+        record(&mut c.keys, meta);
+        if meta.path.is_ident("crate") {
+            c.krate = Some(meta.value()?.parse::<LitStr>()?.parse()?);
+        } else if meta.path.is_ident("min_properties") {
+            c.min_properties = Some(meta.value()?.parse::<syn::LitInt>()?.base10_parse()?);
+        } else if meta.path.is_ident("max_properties") {
+            c.max_properties = Some(meta.value()?.parse::<syn::LitInt>()?.base10_parse()?);
+        } else if meta.path.is_ident("const") {
+            c.is_const = true;
+        } else if meta.path.is_ident("tuple") {
+            c.tuple = true;
+        } else if meta.path.is_ident("values") {
+            let list: syn::ExprArray = meta.value()?.parse()?;
+            let mut texts = Vec::new();
+            for e in &list.elems {
+                match e {
+                    Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) if toolseal_runtime::json::Json::parse(s.value().as_bytes()).is_ok() => texts.push(s.clone()),
+                    _ => return Err(syn::Error::new(e.span(), "each of `values` is a JSON text in a string (`\"1\"`, `\"\\\"a\\\"\"`, `\"null\"`)")),
                 }
-                c.value_table = Some(ValueTable::Values(texts));
-            } else if meta.path.is_ident("never") {
-                c.value_table = Some(ValueTable::Never);
-            } else if meta.path.is_ident("quarantined") {
-                let problem = meta.value()?.parse()?;
-                let tool = match c.value_table.take() {
-                    Some(ValueTable::Quarantined { tool, .. }) => tool,
-                    _ => None,
-                };
-                c.value_table = Some(ValueTable::Quarantined { problem, tool });
-            } else if meta.path.is_ident("tool") {
-                let name: LitStr = meta.value()?.parse()?;
-                match &mut c.value_table {
-                    Some(ValueTable::Quarantined { tool, .. }) => *tool = Some(name),
-                    _ => return Err(meta.error("`tool` follows `quarantined = \"…\"`")),
-                }
-            } else if meta.path.is_ident("spec") {
-                c.value_table = Some(ValueTable::Spec { spec: meta.value()?.parse()?, pointer: None, schema: None });
-            } else if meta.path.is_ident("pointer") || meta.path.is_ident("schema") {
-                let is_pointer = meta.path.is_ident("pointer");
-                let text: LitStr = meta.value()?.parse()?;
-                match &mut c.value_table {
-                    Some(ValueTable::Spec { pointer, schema, .. }) => *(if is_pointer { pointer } else { schema }) = Some(text),
-                    _ => return Err(meta.error("`pointer` and `schema` follow `spec = STATIC`")),
-                }
-            } else if meta.path.is_ident("one_of") {
-                c.one_of = true;
-            } else if meta.path.is_ident("expected") {
-                c.expected = Some(meta.value()?.parse()?);
-            } else if !description(&meta, &mut c.description)? && !c.rule.parse(&meta)? {
-                return Err(unknown(
-                    &meta,
-                    "a type",
-                    "`crate`, `description`, `undescribed`, `min_properties`, `max_properties`, `const`, `one_of`, `expected`, `tuple`, `values`, `never`, `quarantined`, `spec` or a constraint",
-                ));
             }
-            Ok(())
-        });
-        if let Err(e) = parsed {
-            errors.push(e);
+            c.value_table = Some(ValueTable::Values(texts));
+        } else if meta.path.is_ident("never") {
+            c.value_table = Some(ValueTable::Never);
+        } else if meta.path.is_ident("quarantined") {
+            let problem = meta.value()?.parse()?;
+            let tool = match c.value_table.take() {
+                Some(ValueTable::Quarantined { tool, .. }) => tool,
+                _ => None,
+            };
+            c.value_table = Some(ValueTable::Quarantined { problem, tool });
+        } else if meta.path.is_ident("tool") {
+            let name: LitStr = meta.value()?.parse()?;
+            match &mut c.value_table {
+                Some(ValueTable::Quarantined { tool, .. }) => *tool = Some(name),
+                _ => return Err(meta.error("`tool` follows `quarantined = \"…\"`")),
+            }
+        } else if meta.path.is_ident("spec") {
+            c.value_table = Some(ValueTable::Spec { spec: meta.value()?.parse()?, pointer: None, schema: None });
+        } else if meta.path.is_ident("pointer") || meta.path.is_ident("schema") {
+            let is_pointer = meta.path.is_ident("pointer");
+            let text: LitStr = meta.value()?.parse()?;
+            match &mut c.value_table {
+                Some(ValueTable::Spec { pointer, schema, .. }) => *(if is_pointer { pointer } else { schema }) = Some(text),
+                _ => return Err(meta.error("`pointer` and `schema` follow `spec = STATIC`")),
+            }
+        } else if meta.path.is_ident("one_of") {
+            c.one_of = true;
+        } else if meta.path.is_ident("expected") {
+            c.expected = Some(meta.value()?.parse()?);
+        } else if !description(meta, &mut c.description)? && !c.rule.parse(meta)? {
+            return Err(unknown(
+                meta,
+                "a type",
+                "`crate`, `description`, `undescribed`, `min_properties`, `max_properties`, `const`, `one_of`, `expected`, `tuple`, `values`, `never`, `quarantined`, `spec` or a constraint",
+            ));
         }
-    }
+        Ok(())
+    });
     c
 }
 
 /// Parses a field's `#[toolseal(..)]`.
 pub(crate) fn field(attrs: &[Attribute], errors: &mut Errors) -> Field {
     let mut f = Field::default();
-    for attr in toolseal_attrs(attrs) {
-        let parsed = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("rename") {
-                f.rename = Some(meta.value()?.parse()?);
-            } else if meta.path.is_ident("default") {
-                f.default = Some(meta.value()?.parse()?);
-            } else if meta.path.is_ident("required") {
-                f.required = true;
-            } else if meta.path.is_ident("rest") {
-                f.rest = true;
-            } else if meta.path.is_ident("flatten") {
-                f.flatten = true;
-            } else if meta.path.is_ident("require") {
-                f.require.push(meta.value()?.parse()?);
-            } else if meta.path.is_ident("any") {
-                f.any = true;
-            } else if !description(&meta, &mut f.description)? && !f.rule.parse(&meta)? {
-                return Err(unknown(&meta, "a field", "`rename`, `default`, `required`, `rest`, `flatten`, `require`, `any`, `description`, `undescribed` or a constraint"));
-            }
-            Ok(())
-        });
-        if let Err(e) = parsed {
-            errors.push(e);
+    each_meta(attrs, errors, |meta| {
+        record(&mut f.keys, meta);
+        if meta.path.is_ident("rename") {
+            f.rename = Some(meta.value()?.parse()?);
+        } else if meta.path.is_ident("default") {
+            f.default = Some(meta.value()?.parse()?);
+        } else if meta.path.is_ident("required") {
+            f.required = true;
+        } else if meta.path.is_ident("rest") {
+            f.rest = true;
+        } else if meta.path.is_ident("flatten") {
+            f.flatten = true;
+        } else if meta.path.is_ident("require") {
+            f.require.push(meta.value()?.parse()?);
+        } else if meta.path.is_ident("any") {
+            f.any = true;
+        } else if !description(meta, &mut f.description)? && !f.rule.parse(meta)? {
+            return Err(unknown(meta, "a field", "`rename`, `default`, `required`, `rest`, `flatten`, `require`, `any`, `description`, `undescribed` or a constraint"));
         }
-    }
+        Ok(())
+    });
     f
 }
 
 /// Parses a variant's `#[toolseal(..)]`.
 pub(crate) fn variant(attrs: &[Attribute], errors: &mut Errors) -> Variant {
     let mut v = Variant::default();
-    for attr in toolseal_attrs(attrs) {
-        let parsed = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("rename") {
-                v.rename = Some(meta.value()?.parse()?);
-                Ok(())
-            } else {
-                Err(unknown(&meta, "a variant", "`rename`"))
-            }
-        });
-        if let Err(e) = parsed {
-            errors.push(e);
+    each_meta(attrs, errors, |meta| {
+        if meta.path.is_ident("rename") {
+            v.rename = Some(meta.value()?.parse()?);
+            Ok(())
+        } else {
+            Err(unknown(meta, "a variant", "`rename`"))
         }
-    }
+    });
     v
 }

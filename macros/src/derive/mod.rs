@@ -13,6 +13,7 @@
 mod attrs;
 mod object;
 mod string_enum;
+mod tool_set;
 mod tuple;
 mod union;
 mod value;
@@ -24,6 +25,7 @@ use syn::{Data, DeriveInput, Fields, GenericArgument, PathArguments, Type};
 
 use crate::attr::Errors;
 use attrs::{Rule, RuleKind};
+pub(crate) use tool_set::expand as tool_set;
 
 /// Expands `#[derive(toolseal::Args)]` on `input`.
 pub(crate) fn args(input: TokenStream) -> TokenStream {
@@ -40,7 +42,7 @@ pub(crate) fn args(input: TokenStream) -> TokenStream {
         Data::Struct(s) => match &s.fields {
             Fields::Named(fields) => object::expand(&input, &container, fields, &mut errors),
             Fields::Unnamed(fields) if container.tuple => tuple::expand(&input, &container, fields, &mut errors),
-            Fields::Unnamed(fields) if fields.unnamed.len() == 1 => value::expand(&input, &container, &fields.unnamed[0].ty, &mut errors),
+            Fields::Unnamed(fields) if fields.unnamed.len() == 1 => value::expand(&input, &container, &fields.unnamed[0], &mut errors),
             _ => {
                 errors.at(input.ident.span(), "`toolseal::Args` derives for a struct with named fields (an object), a newtype (a value), a tuple struct marked `#[toolseal(tuple)]` (`prefixItems`), an enum of unit variants (a string `enum`) or of one-value variants (a union)");
                 None
@@ -53,13 +55,16 @@ pub(crate) fn args(input: TokenStream) -> TokenStream {
             None
         }
     };
+    if body.is_none() && errors.is_empty() {
+        errors.at(input.ident.span(), "`toolseal::Args` cannot derive for this type");
+    }
     match body {
         Some(body) if errors.is_empty() => {
             let krate = container.krate.map_or_else(|| quote!(::toolseal), |p| p.to_token_stream());
             quote! {
                 #[allow(unused_imports, clippy::all)]
                 const _: () = {
-                    use #krate::__private as rt;
+                    use #krate::__private as __toolseal;
                     #body
                 };
             }
@@ -72,7 +77,7 @@ pub(crate) fn args(input: TokenStream) -> TokenStream {
 struct Table {
     /// Which constraints it takes.
     kind: RuleKind,
-    /// Its type (`rt::NumberType<f64>`).
+    /// Its type (`__toolseal::NumberType<f64>`).
     ty: TokenStream,
 }
 
@@ -82,10 +87,10 @@ fn table_of(ty: &Type) -> Option<Table> {
     let last = p.path.segments.last()?;
     let name = last.ident.to_string();
     let (kind, ty) = match (name.as_str(), &last.arguments) {
-        ("String", PathArguments::None) => (RuleKind::String, quote!(rt::StringType)),
-        ("i64" | "u64" | "f64", PathArguments::None) => (RuleKind::Number, quote!(rt::NumberType<#ty>)),
+        ("String", PathArguments::None) => (RuleKind::String, quote!(__toolseal::StringType)),
+        ("i64" | "u64" | "f64", PathArguments::None) => (RuleKind::Number, quote!(__toolseal::NumberType<#ty>)),
         ("Vec", PathArguments::AngleBracketed(args)) => match args.args.first() {
-            Some(GenericArgument::Type(item)) if args.args.len() == 1 => (RuleKind::Array, quote!(rt::ArrayType<#item>)),
+            Some(GenericArgument::Type(item)) if args.args.len() == 1 => (RuleKind::Array, quote!(__toolseal::ArrayType<#item>)),
             _ => return None,
         },
         _ => return None,
@@ -93,17 +98,23 @@ fn table_of(ty: &Type) -> Option<Table> {
     Some(Table { kind, ty })
 }
 
-/// `T` of `Option<T>`.
-fn option_inner(ty: &Type) -> Option<&Type> {
+/// The last type argument of `ty` when it is `name<.., T>` with `count` arguments
+/// (`T` of `Option<T>`, `V` of `BTreeMap<String, V>`).
+fn type_argument<'a>(ty: &'a Type, names: &[&str], count: usize) -> Option<&'a Type> {
     let Type::Path(p) = ty else { return None };
     let last = p.path.segments.last()?;
     match &last.arguments {
-        PathArguments::AngleBracketed(args) if last.ident == "Option" && args.args.len() == 1 => match args.args.first() {
+        PathArguments::AngleBracketed(args) if names.iter().any(|n| last.ident == n) && args.args.len() == count => match args.args.last() {
             Some(GenericArgument::Type(inner)) => Some(inner),
             _ => None,
         },
         _ => None,
     }
+}
+
+/// `T` of `Option<T>`.
+fn option_inner(ty: &Type) -> Option<&Type> {
+    type_argument(ty, &["Option"], 1)
 }
 
 /// The `static`s of a table `name` for `rule`: its patterns, then the table built
@@ -116,13 +127,13 @@ fn table_static(name: &syn::Ident, table: &Table, rule: &Rule, description: Opti
         let n = rule.patterns.len();
         let sources = &rule.patterns;
         let patterns = quote::format_ident!("{name}_PATTERNS");
-        (quote!(static #patterns: [rt::LazyPattern; #n] = [#(rt::LazyPattern::new(#sources)),*];), quote!(.patterns(&#patterns)))
+        (quote!(static #patterns: [__toolseal::LazyPattern; #n] = [#(__toolseal::LazyPattern::new(#sources)),*];), quote!(.patterns(&#patterns)))
     };
     let description = description.map(|d| quote!(.description(#d)));
     let builder = match table.kind {
-        RuleKind::String => quote!(rt::StringType::new()),
-        RuleKind::Number => quote!(rt::NumberType::new()),
-        RuleKind::Array => quote!(rt::ArrayType::new()),
+        RuleKind::String => quote!(__toolseal::StringType::new()),
+        RuleKind::Number => quote!(__toolseal::NumberType::new()),
+        RuleKind::Array => quote!(__toolseal::ArrayType::new()),
     };
     let ty = &table.ty;
     quote! {
@@ -153,19 +164,19 @@ fn opt_u64(x: Option<u64>) -> TokenStream {
 /// `Deserialize` through `FromJson`, and `JsonSchema` named after `ident` with `schema` as its body (`g` the generator).
 fn serde_and_schema(ident: &syn::Ident, schema: TokenStream) -> TokenStream {
     quote! {
-        impl<'de> rt::serde::Deserialize<'de> for #ident {
-            fn deserialize<D: rt::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
-                rt::deserialize_via(deserializer)
+        impl<'de> __toolseal::serde::Deserialize<'de> for #ident {
+            fn deserialize<D: __toolseal::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                __toolseal::deserialize_via(deserializer)
             }
         }
-        impl rt::schemars::JsonSchema for #ident {
+        impl __toolseal::schemars::JsonSchema for #ident {
             fn schema_name() -> ::std::borrow::Cow<'static, str> {
                 ::std::borrow::Cow::Borrowed(::core::stringify!(#ident))
             }
             fn schema_id() -> ::std::borrow::Cow<'static, str> {
                 ::std::borrow::Cow::Borrowed(::core::concat!(::core::module_path!(), "::", ::core::stringify!(#ident)))
             }
-            fn json_schema(g: &mut rt::schemars::SchemaGenerator) -> rt::schemars::Schema {
+            fn json_schema(g: &mut __toolseal::schemars::SchemaGenerator) -> __toolseal::schemars::Schema {
                 #schema
             }
         }

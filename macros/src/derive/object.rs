@@ -4,7 +4,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{ToTokens, format_ident, quote};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{DeriveInput, Expr, FieldsNamed, GenericArgument, Ident, PathArguments, Type};
+use syn::{DeriveInput, Expr, FieldsNamed, Ident, Type};
 
 use super::attrs::{self, Container};
 use super::{opt_str, opt_u64, table_of, table_static};
@@ -42,25 +42,10 @@ struct Extra<'a> {
     any: bool,
 }
 
-/// `V` of `BTreeMap<String, V>` (or `HashMap`).
-fn map_value(ty: &Type) -> Option<&Type> {
-    let Type::Path(p) = ty else { return None };
-    let last = p.path.segments.last()?;
-    match &last.arguments {
-        PathArguments::AngleBracketed(args) if (last.ident == "BTreeMap" || last.ident == "HashMap") && args.args.len() == 2 => match args.args.last() {
-            Some(GenericArgument::Type(value)) => Some(value),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 /// `FromJson` (tree and reader), `Deserialize`, `Serialize` and `JsonSchema` of the struct `input`.
 pub(super) fn expand(input: &DeriveInput, c: &Container, named: &FieldsNamed, errors: &mut Errors) -> Option<TokenStream> {
     let ident = &input.ident;
-    if !c.rule.is_empty() || c.is_const || c.tuple || c.one_of || c.expected.is_some() {
-        errors.at(ident.span(), "a struct takes `min_properties` and `max_properties`; constraints go on its fields");
-    }
+    attrs::only(&c.keys, &["crate", "description", "undescribed", "min_properties", "max_properties"], false, "a struct (constraints go on its fields)", errors);
     let mut fields = Vec::new();
     let mut statics = Vec::new();
     let mut extra: Option<Extra<'_>> = None;
@@ -68,16 +53,15 @@ pub(super) fn expand(input: &DeriveInput, c: &Container, named: &FieldsNamed, er
         let rust = f.ident.as_ref()?;
         let a = attrs::field(&f.attrs, errors);
         if a.flatten {
-            match map_value(&f.ty) {
+            attrs::only(&a.keys, &["flatten", "require", "any"], false, "a `flatten` field", errors);
+            match super::type_argument(&f.ty, &["BTreeMap", "HashMap"], 2) {
                 Some(value) if extra.is_none() => extra = Some(Extra { rust, value, require: a.require.iter().map(syn::LitStr::value).collect(), any: a.any }),
                 Some(_) => errors.at(rust.span(), "one `flatten` field holds the keys beyond the declared ones"),
                 None => errors.at(f.ty.span(), "a `flatten` field is a `BTreeMap<String, V>` (or `HashMap`) of the keys beyond the declared ones"),
             }
             continue;
         }
-        if !a.require.is_empty() || a.any {
-            errors.at(rust.span(), "`require` and `any` go on the `flatten` field");
-        }
+        attrs::only(&a.keys, &["rename", "default", "required", "description", "undescribed"], true, "a field (`require` and `any` go on the `flatten` field)", errors);
         let key = a.rename.as_ref().map_or_else(|| rust.unraw().to_string(), syn::LitStr::value);
         if fields.iter().any(|g: &Field<'_>| g.key == key) {
             errors.at(rust.span(), format!("the key {key:?} is declared twice"));
@@ -98,8 +82,13 @@ pub(super) fn expand(input: &DeriveInput, c: &Container, named: &FieldsNamed, er
             let shown = value.to_token_stream().to_string().replace(' ', "");
             let table = table_of(value);
             a.rule.check_kind(table.as_ref().map(|t| t.kind), &shown, errors);
-            let table = table?;
-            let name = format_ident!("FIELD_{i}");
+            let Some(table) = table else {
+                if a.rule.is_empty() {
+                    errors.at(rust.span(), format!("a description on a field is for a `String`, `i64`, `u64`, `f64` or `Vec<T>` one; `{shown}` is described by its own type"));
+                }
+                continue;
+            };
+            let name = format_ident!("__FIELD_{i}");
             statics.push(table_static(&name, &table, &a.rule, a.description.text(&f.attrs).as_deref()));
             Some(name.into_token_stream())
         };
@@ -130,13 +119,13 @@ pub(super) fn expand(input: &DeriveInput, c: &Container, named: &FieldsNamed, er
 fn empty(ident: &Ident, c: &Container) -> TokenStream {
     let (minp, maxp) = (opt_u64(c.min_properties), opt_u64(c.max_properties));
     quote! {
-        impl rt::FromJson for #ident {
-            fn from_json(v: &rt::Json<'_>, at: &rt::Path<'_>, _: &mut rt::Cx) -> ::core::result::Result<Self, rt::Rejection> {
-                let members = rt::check::object(v, at)?;
+        impl __toolseal::FromJson for #ident {
+            fn from_json(v: &__toolseal::Json<'_>, at: &__toolseal::Path<'_>, _: &mut __toolseal::Cx) -> ::core::result::Result<Self, __toolseal::Rejection> {
+                let members = __toolseal::check::object(v, at)?;
                 if let ::core::option::Option::Some((k, _)) = members.first() {
-                    return ::core::result::Result::Err(rt::Rejection::undeclared_key(at, k, rt::Names::Static(&[])));
+                    return ::core::result::Result::Err(__toolseal::Rejection::undeclared_key(at, k, __toolseal::Names::Static(&[])));
                 }
-                rt::check::property_count(members.len(), at, #minp, #maxp)?;
+                __toolseal::check::property_count(members.len(), at, #minp, #maxp)?;
                 ::core::result::Result::Ok(Self {})
             }
         }
@@ -154,17 +143,17 @@ fn members(ident: &Ident, c: &Container, fields: &[Field<'_>]) -> TokenStream {
     let locals: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("f{i}")).collect();
     let values: Vec<&Type> = fields.iter().map(|f| f.value).collect();
     let convert = fields.iter().map(|f| match &f.rule {
-        Some(rule) => quote!(rt::ValueRule::check(&#rule, x, at, cx)?),
+        Some(rule) => quote!(__toolseal::ValueRule::check(&#rule, x, at, cx)?),
         None => {
             let t = f.value;
-            quote!(<#t as rt::FromJson>::from_json(x, at, cx)?)
+            quote!(<#t as __toolseal::FromJson>::from_json(x, at, cx)?)
         }
     });
     let read = fields.iter().map(|f| match &f.rule {
-        Some(rule) => quote!(rt::ValueRule::read(&#rule, r)),
+        Some(rule) => quote!(__toolseal::ValueRule::read(&#rule, r)),
         None => {
             let t = f.value;
-            quote!(<#t as rt::FromJson>::read(r))
+            quote!(<#t as __toolseal::FromJson>::read(r))
         }
     });
     let rust: Vec<&Ident> = fields.iter().map(|f| f.rust).collect();
@@ -172,7 +161,7 @@ fn members(ident: &Ident, c: &Container, fields: &[Field<'_>]) -> TokenStream {
         Presence::Required => quote! {
             match #local {
                 ::core::option::Option::Some(x) => x,
-                ::core::option::Option::None => return ::core::result::Result::Err(rt::first_rejection(::core::option::Option::None, at, v)),
+                ::core::option::Option::None => return ::core::result::Result::Err(__toolseal::first_rejection(::core::option::Option::None, at, v)),
             }
         },
         Presence::Optional => quote!(#local),
@@ -183,7 +172,7 @@ fn members(ident: &Ident, c: &Container, fields: &[Field<'_>]) -> TokenStream {
             match #local {
                 ::core::option::Option::Some(x) => x,
                 ::core::option::Option::None => {
-                    r.stop_missing(KEYS.declared[#i], KEYS.declared);
+                    r.stop_missing(__KEYS.declared[#i], __KEYS.declared);
                     return ::core::option::Option::None;
                 }
             }
@@ -194,24 +183,24 @@ fn members(ident: &Ident, c: &Container, fields: &[Field<'_>]) -> TokenStream {
     quote! {
         // The index of a declared key (for the tree's conversion and for the
         // reader's keys that do not come in declared order).
-        fn index(k: &str) -> ::core::option::Option<usize> {
+        fn __index(k: &str) -> ::core::option::Option<usize> {
             ::core::option::Option::Some(match k {
                 #(#keys => #idx,)*
                 _ => return ::core::option::Option::None,
             })
         }
-        static KEYS: rt::ObjectKeys = rt::ObjectKeys {
+        static __KEYS: __toolseal::ObjectKeys = __toolseal::ObjectKeys {
             declared: &[#(#keys),*],
-            index,
-            plain: rt::plain_keys(&[#(#keys),*]),
+            index: __index,
+            plain: __toolseal::plain_keys(&[#(#keys),*]),
             required: &[#(#required),*],
             min_properties: #minp,
             max_properties: #maxp,
         };
-        impl rt::FromJson for #ident {
-            fn from_json(v: &rt::Json<'_>, at: &rt::Path<'_>, cx: &mut rt::Cx) -> ::core::result::Result<Self, rt::Rejection> {
+        impl __toolseal::FromJson for #ident {
+            fn from_json(v: &__toolseal::Json<'_>, at: &__toolseal::Path<'_>, cx: &mut __toolseal::Cx) -> ::core::result::Result<Self, __toolseal::Rejection> {
                 #(let mut #locals: ::core::option::Option<#values> = ::core::option::Option::None;)*
-                rt::convert_members::<#n>(v, at, cx, &KEYS, &mut |i, x, at, cx| {
+                __toolseal::convert_members::<#n>(v, at, cx, &__KEYS, &mut |i, x, at, cx| {
                     match i {
                         #(#idx => #locals = ::core::option::Option::Some(#convert),)*
                         _ => {}
@@ -224,19 +213,19 @@ fn members(ident: &Ident, c: &Container, fields: &[Field<'_>]) -> TokenStream {
             // Not inlined into its callers (the tool enum's `read_parts`, enclosing
             // objects): a large registry's build would pay for every copy.
             #[inline(never)]
-            fn read(r: &mut rt::Reader<'_>) -> ::core::option::Option<Self> {
+            fn read(r: &mut __toolseal::Reader<'_>) -> ::core::option::Option<Self> {
                 #(let mut #locals: ::core::option::Option<#values> = ::core::option::Option::None;)*
-                rt::read_members(r, &KEYS, &mut |i, r| match i {
-                    #(#idx if #locals.is_some() => rt::Member::Twice,
+                __toolseal::read_members(r, &__KEYS, &mut |i, r| match i {
+                    #(#idx if #locals.is_some() => __toolseal::Member::Twice,
                     #idx => match #read {
                         ::core::option::Option::Some(x) => {
                             #locals = ::core::option::Option::Some(x);
-                            rt::Member::Read
+                            __toolseal::Member::Read
                         }
-                        ::core::option::Option::None => rt::Member::Failed,
+                        ::core::option::Option::None => __toolseal::Member::Failed,
                     },)*
                     // `read_members` gives only the declared keys' indices.
-                    _ => rt::Member::Failed,
+                    _ => __toolseal::Member::Failed,
                 })?;
                 ::core::option::Option::Some(Self { #(#rust: #take),* })
             }
@@ -266,9 +255,9 @@ fn serialize(ident: &Ident, fields: &[Field<'_>]) -> TokenStream {
         }
     });
     quote! {
-        impl rt::serde::Serialize for #ident {
-            fn serialize<S: rt::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                use rt::serde::ser::SerializeStruct;
+        impl __toolseal::serde::Serialize for #ident {
+            fn serialize<S: __toolseal::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                use __toolseal::serde::ser::SerializeStruct;
                 let mut s = serializer.serialize_struct(::core::stringify!(#ident), 0 #(#len)*)?;
                 #(#each)*
                 s.end()
@@ -282,20 +271,20 @@ fn schema(ident: &Ident, c: &Container, fields: &[Field<'_>], extra: Option<&Ext
     let properties = fields.iter().map(|f| {
         let key = &f.key;
         match &f.rule {
-            Some(rule) => quote!((#key, |g| rt::Describe::describe(&#rule, g).to_value())),
+            Some(rule) => quote!((#key, |g| __toolseal::Describe::describe(&#rule, g).to_value())),
             None => {
                 let t = f.value;
-                quote!((#key, rt::subschema::<#t>))
+                quote!((#key, __toolseal::subschema::<#t>))
             }
         }
     });
     let required = fields.iter().filter(|f| matches!(f.presence, Presence::Required)).map(|f| &f.key).chain(extra.iter().flat_map(|x| &x.require));
     let additional = match extra {
-        None => quote!(rt::AdditionalSchema::Closed),
-        Some(x) if x.any => quote!(rt::AdditionalSchema::Open),
+        None => quote!(__toolseal::AdditionalSchema::Closed),
+        Some(x) if x.any => quote!(__toolseal::AdditionalSchema::Open),
         Some(x) => {
             let t = x.value;
-            quote!(rt::AdditionalSchema::Schema(rt::subschema::<#t>))
+            quote!(__toolseal::AdditionalSchema::Schema(__toolseal::subschema::<#t>))
         }
     };
     let (minp, maxp) = (opt_u64(c.min_properties), opt_u64(c.max_properties));
@@ -303,7 +292,7 @@ fn schema(ident: &Ident, c: &Container, fields: &[Field<'_>], extra: Option<&Ext
     super::serde_and_schema(
         ident,
         quote! {
-            rt::object_schema(g, &rt::ObjectSchema {
+            __toolseal::object_schema(g, &__toolseal::ObjectSchema {
                 properties: &[#(#properties),*],
                 required: &[#(#required),*],
                 additional: #additional,
@@ -327,14 +316,14 @@ fn open(ident: &Ident, c: &Container, fields: &[Field<'_>], extra: &Extra<'_>) -
         let key = &f.key;
         quote! {
             if slots[#i].is_none() {
-                return ::core::result::Result::Err(rt::Rejection::missing_key(at, #key, rt::Names::Static(DECLARED)));
+                return ::core::result::Result::Err(__toolseal::Rejection::missing_key(at, #key, __toolseal::Names::Static(DECLARED)));
             }
         }
     });
     let required_extra = extra.require.iter().map(|r| {
         quote! {
             if !extras.iter().any(|(k, _)| *k == #r) {
-                return ::core::result::Result::Err(rt::Rejection::missing_key(at, #r, rt::Names::Static(DECLARED)));
+                return ::core::result::Result::Err(__toolseal::Rejection::missing_key(at, #r, __toolseal::Names::Static(DECLARED)));
             }
         }
     });
@@ -342,18 +331,18 @@ fn open(ident: &Ident, c: &Container, fields: &[Field<'_>], extra: &Extra<'_>) -
     let reads = fields.iter().zip(&idx).zip(&locals).map(|((f, i), local)| {
         let (key, t) = (&f.key, f.value);
         let convert = match &f.rule {
-            Some(rule) => quote!(|x: &rt::Json<'_>, at: &rt::Path<'_>, cx: &mut rt::Cx| rt::ValueRule::check(&#rule, x, at, cx)),
-            None => quote!(<#t as rt::FromJson>::from_json),
+            Some(rule) => quote!(|x: &__toolseal::Json<'_>, at: &__toolseal::Path<'_>, cx: &mut __toolseal::Cx| __toolseal::ValueRule::check(&#rule, x, at, cx)),
+            None => quote!(<#t as __toolseal::FromJson>::from_json),
         };
         match &f.presence {
-            Presence::Required => quote!(let #local = rt::required(slots[#i], at, #key, cx, &mut first, #convert)?;),
-            Presence::Optional => quote!(let #local = rt::optional(slots[#i], at, #key, cx, &mut first, #convert)?;),
-            Presence::Default(d) => quote!(let #local = rt::defaulted(slots[#i], at, #key, cx, &mut first, #convert, || #d)?;),
+            Presence::Required => quote!(let #local = __toolseal::required(slots[#i], at, #key, cx, &mut first, #convert)?;),
+            Presence::Optional => quote!(let #local = __toolseal::optional(slots[#i], at, #key, cx, &mut first, #convert)?;),
+            Presence::Default(d) => quote!(let #local = __toolseal::defaulted(slots[#i], at, #key, cx, &mut first, #convert, || #d)?;),
         }
     });
     let (extra_rust, extra_value) = (extra.rust, extra.value);
     let extra_read = quote! {
-        #extra_rust: extras.iter().map(|(k, x)| ::core::result::Result::Ok(((*k).to_owned(), <#extra_value as rt::FromJson>::from_json(x, &at.key(k), cx)?))).collect::<::core::result::Result<_, rt::Rejection>>()?,
+        #extra_rust: extras.iter().map(|(k, x)| ::core::result::Result::Ok(((*k).to_owned(), <#extra_value as __toolseal::FromJson>::from_json(x, &at.key(k), cx)?))).collect::<::core::result::Result<_, __toolseal::Rejection>>()?,
     };
     let key_loop = if n == 0 {
         quote! {
@@ -363,7 +352,7 @@ fn open(ident: &Ident, c: &Container, fields: &[Field<'_>], extra: &Extra<'_>) -
         }
     } else {
         quote! {
-            let mut slots: [::core::option::Option<&rt::Json<'_>>; #n] = [::core::option::Option::None; #n];
+            let mut slots: [::core::option::Option<&__toolseal::Json<'_>>; #n] = [::core::option::Option::None; #n];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     #(#keys => #idx,)*
@@ -373,7 +362,7 @@ fn open(ident: &Ident, c: &Container, fields: &[Field<'_>], extra: &Extra<'_>) -
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(rt::Rejection::duplicate_key(at, k));
+                    return ::core::result::Result::Err(__toolseal::Rejection::duplicate_key(at, k));
                 }
             }
         }
@@ -387,23 +376,23 @@ fn open(ident: &Ident, c: &Container, fields: &[Field<'_>], extra: &Extra<'_>) -
             #(#reads)*
             match (#(#locals,)*) {
                 (#(::core::option::Option::Some(#locals),)*) => ::core::result::Result::Ok(Self { #(#rust: #locals,)* #extra_read }),
-                _ => ::core::result::Result::Err(rt::first_rejection(first, at, v)),
+                _ => ::core::result::Result::Err(__toolseal::first_rejection(first, at, v)),
             }
         }
     };
     quote! {
-        impl rt::FromJson for #ident {
-            fn from_json(v: &rt::Json<'_>, at: &rt::Path<'_>, cx: &mut rt::Cx) -> ::core::result::Result<Self, rt::Rejection> {
+        impl __toolseal::FromJson for #ident {
+            fn from_json(v: &__toolseal::Json<'_>, at: &__toolseal::Path<'_>, cx: &mut __toolseal::Cx) -> ::core::result::Result<Self, __toolseal::Rejection> {
                 const DECLARED: &[&str] = &[#(#keys),*];
-                let members = rt::check::object(v, at)?;
-                let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+                let members = __toolseal::check::object(v, at)?;
+                let mut extras: ::std::vec::Vec<(&str, &__toolseal::Json<'_>)> = ::std::vec::Vec::new();
                 #key_loop
                 if !extras.is_empty() {
-                    rt::check::distinct_keys(&extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(), at)?;
+                    __toolseal::check::distinct_keys(&extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(), at)?;
                 }
                 #(#required)*
                 #(#required_extra)*
-                rt::check::property_count(members.len(), at, #minp, #maxp)?;
+                __toolseal::check::property_count(members.len(), at, #minp, #maxp)?;
                 #build
             }
         }
@@ -425,9 +414,9 @@ fn serialize_map(ident: &Ident, fields: &[Field<'_>], extra: &Extra<'_>) -> Toke
     });
     let extra_rust = extra.rust;
     quote! {
-        impl rt::serde::Serialize for #ident {
-            fn serialize<S: rt::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                use rt::serde::ser::SerializeMap;
+        impl __toolseal::serde::Serialize for #ident {
+            fn serialize<S: __toolseal::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                use __toolseal::serde::ser::SerializeMap;
                 let mut m = serializer.serialize_map(::core::option::Option::None)?;
                 #(#each)*
                 for (k, x) in &self.#extra_rust {

@@ -2,6 +2,7 @@
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
+use syn::ext::IdentExt;
 use syn::{DataEnum, DeriveInput, Fields};
 use toolseal_runtime::json::Json;
 use toolseal_runtime::schema::describe_values;
@@ -13,9 +14,7 @@ use crate::attr::Errors;
 /// `FromJson`, `Deserialize`, `Serialize`, `JsonSchema` and `as_str` of the string enum `input`.
 pub(super) fn expand(input: &DeriveInput, c: &Container, data: &DataEnum, errors: &mut Errors) -> Option<TokenStream> {
     let ident = &input.ident;
-    if !c.rule.is_empty() || c.min_properties.is_some() || c.max_properties.is_some() {
-        errors.at(ident.span(), "an enum of strings takes no constraints: its values are its variants");
-    }
+    attrs::only(&c.keys, &["crate", "description", "undescribed", "const"], false, "an enum of strings (its values are its variants)", errors);
     let mut variants = Vec::new();
     let mut values = Vec::new();
     for v in &data.variants {
@@ -23,7 +22,7 @@ pub(super) fn expand(input: &DeriveInput, c: &Container, data: &DataEnum, errors
             errors.at(v.ident.span(), "`toolseal::Args` derives for an enum of unit variants (a string `enum`); one variant per value");
             continue;
         }
-        let value = attrs::variant(&v.attrs, errors).rename.map_or_else(|| v.ident.to_string(), |r| r.value());
+        let value = attrs::variant(&v.attrs, errors).rename.map_or_else(|| v.ident.unraw().to_string(), |r| r.value());
         if values.contains(&value) {
             errors.at(v.ident.span(), format!("the value {value:?} is given twice"));
         }
@@ -42,15 +41,15 @@ pub(super) fn expand(input: &DeriveInput, c: &Container, data: &DataEnum, errors
     let description = opt_str(c.description.text(&input.attrs).as_deref());
     let index: Vec<_> = (0..values.len()).map(Literal::usize_unsuffixed).collect();
     let index32 = (0..values.len()).map(|i| Literal::u32_unsuffixed(i as u32));
-    let schema = serde_and_schema(ident, quote!(rt::Describe::describe(&RULE, g)));
+    let schema = serde_and_schema(ident, quote!(__toolseal::Describe::describe(&__RULE, g)));
     Some(quote! {
-        static RULE: rt::StringEnum = rt::StringEnum {
+        static __RULE: __toolseal::StringEnum = __toolseal::StringEnum {
             values: &[#(#values),*],
-            keyword: rt::Keyword::#keyword,
+            keyword: __toolseal::Keyword::#keyword,
             expected: #expected,
             description: #description,
         };
-        fn variant(i: usize) -> ::core::option::Option<#ident> {
+        fn __variant(i: usize) -> ::core::option::Option<#ident> {
             match i {
                 #(#index => ::core::option::Option::Some(#ident::#variants),)*
                 _ => ::core::option::Option::None,
@@ -65,17 +64,17 @@ pub(super) fn expand(input: &DeriveInput, c: &Container, data: &DataEnum, errors
                 }
             }
         }
-        impl rt::FromJson for #ident {
-            fn from_json(v: &rt::Json<'_>, at: &rt::Path<'_>, _: &mut rt::Cx) -> ::core::result::Result<Self, rt::Rejection> {
-                let i = RULE.index(v, at)?;
-                variant(i).ok_or_else(|| rt::Rejection::violation(at, RULE.keyword, RULE.expected, v.kind()))
+        impl __toolseal::FromJson for #ident {
+            fn from_json(v: &__toolseal::Json<'_>, at: &__toolseal::Path<'_>, _: &mut __toolseal::Cx) -> ::core::result::Result<Self, __toolseal::Rejection> {
+                let i = __RULE.index(v, at)?;
+                __variant(i).ok_or_else(|| __toolseal::Rejection::violation(at, __RULE.keyword, __RULE.expected, v.kind()))
             }
-            fn read(r: &mut rt::Reader<'_>) -> ::core::option::Option<Self> {
-                RULE.read(r).and_then(variant)
+            fn read(r: &mut __toolseal::Reader<'_>) -> ::core::option::Option<Self> {
+                __RULE.read(r).and_then(__variant)
             }
         }
-        impl rt::serde::Serialize for #ident {
-            fn serialize<S: rt::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+        impl __toolseal::serde::Serialize for #ident {
+            fn serialize<S: __toolseal::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
                 let i: u32 = match self {
                     #(#ident::#variants => #index32,)*
                 };

@@ -5,24 +5,11 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use syn::spanned::Spanned;
-use syn::{DeriveInput, FieldsUnnamed, GenericArgument, PathArguments, Type};
+use syn::{DeriveInput, FieldsUnnamed};
 
 use super::attrs::{self, Container};
 use super::{opt_str, opt_u64, option_inner, serde_and_schema};
 use crate::attr::Errors;
-
-/// `T` of `Vec<T>`.
-fn vec_item(ty: &Type) -> Option<&Type> {
-    let Type::Path(p) = ty else { return None };
-    let last = p.path.segments.last()?;
-    match &last.arguments {
-        PathArguments::AngleBracketed(args) if last.ident == "Vec" && args.args.len() == 1 => match args.args.first() {
-            Some(GenericArgument::Type(item)) => Some(item),
-            _ => None,
-        },
-        _ => None,
-    }
-}
 
 /// `FromJson`, `Deserialize`, `Serialize` (the elements present) and `JsonSchema` of the tuple `input`.
 pub(super) fn expand(input: &DeriveInput, c: &Container, fields: &FieldsUnnamed, errors: &mut Errors) -> Option<TokenStream> {
@@ -30,10 +17,12 @@ pub(super) fn expand(input: &DeriveInput, c: &Container, fields: &FieldsUnnamed,
     let mut prefix = Vec::new();
     let mut rest = None;
     let last = fields.unnamed.len().saturating_sub(1);
+    attrs::only(&c.keys, &["crate", "description", "undescribed", "tuple", "min_items", "max_items", "unique_items", "untyped"], false, "a tuple", errors);
     for (i, f) in fields.unnamed.iter().enumerate() {
         let a = attrs::field(&f.attrs, errors);
+        attrs::only(&a.keys, &["rest"], false, "a tuple's element (its last, a `Vec`, may be `rest`)", errors);
         if a.rest {
-            match vec_item(&f.ty) {
+            match super::type_argument(&f.ty, &["Vec"], 1) {
                 Some(item) if i == last => rest = Some(item),
                 _ => errors.at(f.ty.span(), "`rest` is the last field, a `Vec` of the elements after the prefix"),
             }
@@ -45,22 +34,17 @@ pub(super) fn expand(input: &DeriveInput, c: &Container, fields: &FieldsUnnamed,
         }
     }
     let rule = &c.rule;
-    for (key, _) in &rule.given {
-        if !["min_items", "max_items", "unique_items", "untyped"].contains(&key.as_str()) {
-            errors.at(ident.span(), format!("a tuple takes `min_items`, `max_items`, `unique_items` and `untyped`, not `{key}`"));
-        }
-    }
     if !errors.is_empty() {
         return None;
     }
     let (min, max, unique) = (opt_u64(rule.count("min_items")), opt_u64(rule.count("max_items")), rule.has("unique_items"));
     let n = prefix.len();
     let idx: Vec<Literal> = (0..n).map(Literal::usize_unsuffixed).collect();
-    let read_rest = rest.iter().map(|_| quote!(rt::elements_from(items, #n, at, cx)?));
+    let read_rest = rest.iter().map(|_| quote!(__toolseal::elements_from(items, #n, at, cx)?));
     let items_schema = match rest {
-        Some(_) if rule.has("untyped") => quote!(rt::AdditionalSchema::Open),
-        Some(t) => quote!(rt::AdditionalSchema::Schema(rt::subschema::<#t>)),
-        None => quote!(rt::AdditionalSchema::Closed),
+        Some(_) if rule.has("untyped") => quote!(__toolseal::AdditionalSchema::Open),
+        Some(t) => quote!(__toolseal::AdditionalSchema::Schema(__toolseal::subschema::<#t>)),
+        None => quote!(__toolseal::AdditionalSchema::Closed),
     };
     let serialize_rest = rest.iter().map(|_| {
         let last = Literal::usize_unsuffixed(n);
@@ -70,8 +54,8 @@ pub(super) fn expand(input: &DeriveInput, c: &Container, fields: &FieldsUnnamed,
     let schema = serde_and_schema(
         ident,
         quote! {
-            rt::tuple_schema(g, &rt::TupleSchema {
-                prefix: &[#(rt::subschema::<#prefix>),*],
+            __toolseal::tuple_schema(g, &__toolseal::TupleSchema {
+                prefix: &[#(__toolseal::subschema::<#prefix>),*],
                 items: #items_schema,
                 min_items: #min,
                 max_items: #max,
@@ -81,22 +65,22 @@ pub(super) fn expand(input: &DeriveInput, c: &Container, fields: &FieldsUnnamed,
         },
     );
     Some(quote! {
-        impl rt::FromJson for #ident {
-            fn from_json(v: &rt::Json<'_>, at: &rt::Path<'_>, cx: &mut rt::Cx) -> ::core::result::Result<Self, rt::Rejection> {
-                let items = rt::check::array(v, at)?;
-                rt::check::items(items, at, #min, #max, #unique)?;
+        impl __toolseal::FromJson for #ident {
+            fn from_json(v: &__toolseal::Json<'_>, at: &__toolseal::Path<'_>, cx: &mut __toolseal::Cx) -> ::core::result::Result<Self, __toolseal::Rejection> {
+                let items = __toolseal::check::array(v, at)?;
+                __toolseal::check::items(items, at, #min, #max, #unique)?;
                 ::core::result::Result::Ok(Self(
                     #(match items.get(#idx) {
-                        ::core::option::Option::Some(x) => ::core::option::Option::Some(rt::FromJson::from_json(x, &at.index(#idx), cx)?),
+                        ::core::option::Option::Some(x) => ::core::option::Option::Some(__toolseal::FromJson::from_json(x, &at.index(#idx), cx)?),
                         ::core::option::Option::None => ::core::option::Option::None,
                     },)*
                     #(#read_rest)*
                 ))
             }
         }
-        impl rt::serde::Serialize for #ident {
-            fn serialize<S: rt::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                use rt::serde::ser::SerializeSeq;
+        impl __toolseal::serde::Serialize for #ident {
+            fn serialize<S: __toolseal::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                use __toolseal::serde::ser::SerializeSeq;
                 let mut seq = serializer.serialize_seq(::core::option::Option::None)?;
                 #(if let ::core::option::Option::Some(x) = &self.#idx { seq.serialize_element(x)?; })*
                 #(#serialize_rest)*

@@ -5,19 +5,22 @@ use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 use syn::{DataEnum, DeriveInput, Fields};
 
-use super::attrs::Container;
+use syn::spanned::Spanned;
+
+use super::attrs::{self, Container};
 use super::{opt_str, serde_and_schema};
 use crate::attr::Errors;
 
 /// `FromJson`, `Deserialize`, `Serialize` (the option's value) and `JsonSchema` of the union `input`.
 pub(super) fn expand(input: &DeriveInput, c: &Container, data: &DataEnum, errors: &mut Errors) -> Option<TokenStream> {
     let ident = &input.ident;
-    if !c.rule.is_empty() || c.min_properties.is_some() || c.max_properties.is_some() || c.is_const {
-        errors.at(ident.span(), "a union takes `one_of` and `expected`: constraints go on its options' types");
-    }
+    attrs::only(&c.keys, &["crate", "description", "undescribed", "one_of", "expected"], false, "a union (constraints go on its options' types)", errors);
     let mut variants = Vec::new();
     let mut types = Vec::new();
     for v in &data.variants {
+        if let Some(a) = v.attrs.iter().find(|a| a.path().is_ident("toolseal")) {
+            errors.at(a.span(), "a union's variant takes no `#[toolseal]` attribute: its option is its type");
+        }
         match &v.fields {
             Fields::Unnamed(f) if f.unnamed.len() == 1 => {
                 variants.push(&v.ident);
@@ -30,17 +33,17 @@ pub(super) fn expand(input: &DeriveInput, c: &Container, data: &DataEnum, errors
         c.expected.as_ref().map_or_else(|| format!("one of: {}", types.iter().map(|t| t.to_token_stream().to_string().replace(' ', "")).collect::<Vec<_>>().join(" | ")), syn::LitStr::value);
     let (keyword, word) = if c.one_of { (quote!(OneOf), "oneOf") } else { (quote!(AnyOf), "anyOf") };
     let description = opt_str(c.description.text(&input.attrs).as_deref());
-    let schema = serde_and_schema(ident, quote!(rt::union_schema(g, #word, &[#(rt::subschema::<#types>),*], #description)));
+    let schema = serde_and_schema(ident, quote!(__toolseal::union_schema(g, #word, &[#(__toolseal::subschema::<#types>),*], #description)));
     Some(quote! {
-        impl rt::FromJson for #ident {
-            fn from_json(v: &rt::Json<'_>, at: &rt::Path<'_>, cx: &mut rt::Cx) -> ::core::result::Result<Self, rt::Rejection> {
-                rt::union(v, at, cx, rt::Keyword::#keyword, #expected, &[#(|v, at, cx| <#types as rt::FromJson>::from_json(v, at, cx).map(Self::#variants)),*])
+        impl __toolseal::FromJson for #ident {
+            fn from_json(v: &__toolseal::Json<'_>, at: &__toolseal::Path<'_>, cx: &mut __toolseal::Cx) -> ::core::result::Result<Self, __toolseal::Rejection> {
+                __toolseal::union(v, at, cx, __toolseal::Keyword::#keyword, #expected, &[#(|v, at, cx| <#types as __toolseal::FromJson>::from_json(v, at, cx).map(Self::#variants)),*])
             }
         }
-        impl rt::serde::Serialize for #ident {
-            fn serialize<S: rt::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+        impl __toolseal::serde::Serialize for #ident {
+            fn serialize<S: __toolseal::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
                 match self {
-                    #(Self::#variants(x) => rt::serde::Serialize::serialize(x, serializer),)*
+                    #(Self::#variants(x) => __toolseal::serde::Serialize::serialize(x, serializer),)*
                 }
             }
         }

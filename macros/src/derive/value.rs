@@ -10,17 +10,24 @@ use syn::spanned::Spanned;
 use toolseal_runtime::json::Json;
 use toolseal_runtime::schema::describe_values;
 
-use super::attrs::{Container, ValueTable};
+use super::attrs::{self, Container, ValueTable};
 use super::{serde_and_schema, table_of, table_static};
 use crate::attr::Errors;
 
 /// `FromJson`, `Deserialize`, `Serialize`, `JsonSchema`, `TryFrom<Inner>`, `get` and `into_inner` of the newtype `input` over `inner`.
-pub(super) fn expand(input: &DeriveInput, c: &Container, inner: &Type, errors: &mut Errors) -> Option<TokenStream> {
-    let ident = &input.ident;
+pub(super) fn expand(input: &DeriveInput, c: &Container, field: &syn::Field, errors: &mut Errors) -> Option<TokenStream> {
+    let (ident, inner) = (&input.ident, &field.ty);
     let shown = inner.to_token_stream().to_string().replace(' ', "");
+    if let Some(a) = field.attrs.iter().find(|a| a.path().is_ident("toolseal")) {
+        errors.at(a.span(), "a newtype's constraints go on the type: `#[toolseal(max_length = 3)] struct Name(String);`");
+    }
     if let Some(table) = &c.value_table {
-        if !c.rule.is_empty() {
-            errors.at(ident.span(), "a newtype with `values`, `never`, `quarantined` or `spec` takes no other constraint");
+        let on = "a newtype with `values`, `never`, `quarantined` or `spec` (it takes `description`, `undescribed`, `crate` and, with `values`, `const`)";
+        attrs::only(&c.keys, &["crate", "description", "undescribed", "values", "const", "never", "quarantined", "tool", "spec", "pointer", "schema"], false, on, errors);
+        let is_value = matches!(inner, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Value"));
+        if !is_value {
+            errors.at(inner.span(), format!("a newtype with `values`, `never`, `quarantined` or `spec` holds a `serde_json::Value`, not `{shown}`"));
+            return None;
         }
         let description = c.description.text(&input.attrs);
         let rule = value_table(table, c.is_const, description.as_deref(), errors)?;
@@ -32,31 +39,37 @@ pub(super) fn expand(input: &DeriveInput, c: &Container, inner: &Type, errors: &
         return None;
     };
     c.rule.check_kind(Some(table.kind), &shown, errors);
-    for (key, given) in [("min_properties", c.min_properties.is_some()), ("max_properties", c.max_properties.is_some()), ("const", c.is_const)] {
-        if given {
-            errors.at(ident.span(), format!("`{key}` is for a struct with named fields or an enum, not a newtype"));
-        }
-    }
+    attrs::only(&c.keys, &["crate", "description", "undescribed"], true, "a newtype over a string, number or array", errors);
     let description = c.description.text(&input.attrs);
-    let rule = table_static(&format_ident!("RULE"), &table, &c.rule, description.as_deref());
+    let rule = table_static(&format_ident!("__RULE"), &table, &c.rule, description.as_deref());
     Some(newtype(ident, inner, &rule))
 }
 
-/// The `static RULE` of a table no constraint says.
+/// The `static __RULE` of a table no constraint says.
 fn value_table(table: &ValueTable, is_const: bool, description: Option<&str>, errors: &mut Errors) -> Option<TokenStream> {
+    if is_const && !matches!(table, ValueTable::Values(_)) {
+        errors.at(proc_macro2::Span::call_site(), "`const` goes with `values`");
+        return None;
+    }
     let rule = match table {
+        ValueTable::Values(texts) if texts.is_empty() || (is_const && texts.len() != 1) => {
+            errors.at(proc_macro2::Span::call_site(), if is_const { "a `const` has exactly one of `values`" } else { "`values` lists at least one" });
+            return None;
+        }
         ValueTable::Values(texts) => {
             let values: Vec<Json<'_>> = texts.iter().filter_map(|t| Json::parse(t.value().as_bytes()).ok().map(Json::into_owned)).collect();
             let expected = describe_values(&values, is_const);
             let keyword = if is_const { quote!(Const) } else { quote!(Enum) };
             let description = description.map(|d| quote!(.description(#d)));
-            quote!(static RULE: rt::ValueSet = rt::ValueSet::new(rt::Keyword::#keyword, &[#(#texts),*], #expected) #description;)
+            quote!(static __RULE: __toolseal::ValueSet = __toolseal::ValueSet::new(__toolseal::Keyword::#keyword, &[#(#texts),*], #expected) #description;)
         }
         ValueTable::Never => quote!(
-            static RULE: rt::Refusal = rt::Refusal::Never;
+            static __RULE: __toolseal::Refusal = __toolseal::Refusal::Never;
         ),
-        ValueTable::Quarantined { problem, tool: Some(tool) } => quote!(static RULE: rt::Refusal = rt::Refusal::Quarantined { tool: #tool, problem: #problem };),
-        ValueTable::Spec { spec, pointer: Some(pointer), schema: Some(schema) } => quote!(static RULE: rt::SpecType = rt::SpecType { spec: &#spec, pointer: #pointer, schema: #schema };),
+        ValueTable::Quarantined { problem, tool: Some(tool) } => quote!(static __RULE: __toolseal::Refusal = __toolseal::Refusal::Quarantined { tool: #tool, problem: #problem };),
+        ValueTable::Spec { spec, pointer: Some(pointer), schema: Some(schema) } => {
+            quote!(static __RULE: __toolseal::SpecType = __toolseal::SpecType { spec: &#spec, pointer: #pointer, schema: #schema };)
+        }
         ValueTable::Quarantined { problem, .. } => {
             errors.at(problem.span(), "`quarantined` names the tool too: `quarantined = \"…\", tool = \"name\"`");
             return None;
@@ -69,9 +82,9 @@ fn value_table(table: &ValueTable, is_const: bool, description: Option<&str>, er
     Some(rule)
 }
 
-/// A newtype over `inner` checked by its `static RULE`.
+/// A newtype over `inner` checked by its `static __RULE`.
 fn newtype(ident: &syn::Ident, inner: &Type, rule: &TokenStream) -> TokenStream {
-    let schema = serde_and_schema(ident, quote!(rt::Describe::describe(&RULE, g)));
+    let schema = serde_and_schema(ident, quote!(__toolseal::Describe::describe(&__RULE, g)));
     quote! {
         #rule
         #[allow(dead_code)]
@@ -86,22 +99,22 @@ fn newtype(ident: &syn::Ident, inner: &Type, rule: &TokenStream) -> TokenStream 
             }
         }
         impl ::core::convert::TryFrom<#inner> for #ident {
-            type Error = rt::Rejection;
-            fn try_from(value: #inner) -> ::core::result::Result<Self, rt::Rejection> {
-                rt::try_from_serialize(&value)
+            type Error = __toolseal::Rejection;
+            fn try_from(value: #inner) -> ::core::result::Result<Self, __toolseal::Rejection> {
+                __toolseal::try_from_serialize(&value)
             }
         }
-        impl rt::FromJson for #ident {
-            fn from_json(v: &rt::Json<'_>, at: &rt::Path<'_>, cx: &mut rt::Cx) -> ::core::result::Result<Self, rt::Rejection> {
-                rt::ValueRule::check(&RULE, v, at, cx).map(#ident)
+        impl __toolseal::FromJson for #ident {
+            fn from_json(v: &__toolseal::Json<'_>, at: &__toolseal::Path<'_>, cx: &mut __toolseal::Cx) -> ::core::result::Result<Self, __toolseal::Rejection> {
+                __toolseal::ValueRule::check(&__RULE, v, at, cx).map(#ident)
             }
-            fn read(r: &mut rt::Reader<'_>) -> ::core::option::Option<Self> {
-                rt::ValueRule::read(&RULE, r).map(#ident)
+            fn read(r: &mut __toolseal::Reader<'_>) -> ::core::option::Option<Self> {
+                __toolseal::ValueRule::read(&__RULE, r).map(#ident)
             }
         }
-        impl rt::serde::Serialize for #ident {
-            fn serialize<S: rt::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                rt::serde::Serialize::serialize(&self.0, serializer)
+        impl __toolseal::serde::Serialize for #ident {
+            fn serialize<S: __toolseal::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                __toolseal::serde::Serialize::serialize(&self.0, serializer)
             }
         }
         #schema

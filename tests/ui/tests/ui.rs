@@ -1,4 +1,5 @@
-//! Compile-time checks of `#[tool]` / `#[toolset]` against the registry:
+//! Compile-time checks of `#[tool]` / `#[toolset]` against the registry, and of
+//! `#[derive(toolseal::Args, toolseal::ToolSet)]`'s attributes:
 //! `tests/ui/<category>/*.rs`, one mistake per file, each with the `.stderr`
 //! it must produce (toolchain pinned by `rust-toolchain.toml`), and `pass/`
 //! for every supported form. Refresh with `TRYBUILD=overwrite cargo test -p toolseal-ui`.
@@ -13,7 +14,7 @@ fn ui() {
     unsafe { std::env::set_var("TOOLSEAL_CONTRACTS", toolseal_ui::CONTRACTS) };
     let t = trybuild::TestCases::new();
     t.pass("pass/*.rs");
-    for category in ["h1", "h2", "h3", "toolset", "attr", "drift", "typestate"] {
+    for category in ["h1", "h2", "h3", "toolset", "attr", "drift", "typestate", "derive"] {
         t.compile_fail(format!("{category}/*.rs"));
     }
 }
