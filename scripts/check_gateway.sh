@@ -7,7 +7,8 @@
 #     the servers, hallucinations (H1-H3, M1-M3, oversized) rejected before any server,
 #     progress relayed, a cancelled call leaving the session serving, server-everything's
 #     elicitation and sampling answered by the client (in input rounds at 2026-07-28);
-#  2. the MCP Inspector in CLI mode (npm) over HTTP;
+#  2. the MCP Inspector in CLI mode (npm) over HTTP: tools, and server-everything's prompts and
+#     resources straight and through the gateway, answered alike, made-up ones refused;
 #  3. load: 8 HTTP clients x 500 calls, half hallucinated, every call answered once with
 #     the right verdict, one audit record each, no hallucinated write on disk;
 #  4. `--check` against the pins, and the latency of one honest call: straight to the
@@ -129,6 +130,53 @@ assert not ok.get("isError") and "UTC" in json.dumps(ok), ok
 # get_current_time declares an outputSchema: the Feedback comes as a second text block, not structuredContent.
 assert h2.get("isError") and "structuredContent" not in h2 and json.loads(h2["content"][1]["text"])["class"] == "H2", h2
 print(f"gateway: MCP Inspector CLI over HTTP: {len(tools)} qualified tools, an honest call answered, an undeclared key (H2) rejected")
+PY
+
+# The Inspector CLI, straight to server-everything (stdio) and through the gateway (HTTP): every
+# prompts/resources list, get and read gives the same answer both ways (names qualified through the
+# gateway); what the model or client makes up — a prompt no server lists, an undeclared prompt
+# argument, a URI no server lists — the gateway refuses, classified, where the server alone answers or errs.
+straight_inspector=(node_modules/.bin/mcp-inspector --cli node_modules/.bin/mcp-server-everything)
+mkdir -p inspector
+for side in straight gateway; do
+  if [ "$side" = straight ]; then run=("${straight_inspector[@]}") p=""; else run=("${inspector[@]}") p="everything__"; fi
+  "${run[@]}" --method prompts/list > "inspector/$side-prompts.json"
+  "${run[@]}" --method prompts/get --prompt-name "${p}simple-prompt" > "inspector/$side-simple.json"
+  "${run[@]}" --method prompts/get --prompt-name "${p}args-prompt" --prompt-args city=Paris state=CA > "inspector/$side-args.json"
+  "${run[@]}" --method resources/list > "inspector/$side-resources.json"
+  "${run[@]}" --method resources/templates/list > "inspector/$side-templates.json"
+  "${run[@]}" --method resources/read --uri demo://resource/static/document/architecture.md > "inspector/$side-read.json"
+  "${run[@]}" --method resources/read --uri demo://resource/dynamic/text/1 > "inspector/$side-template-read.json"
+  "${run[@]}" --method prompts/get --prompt-name "${p}no-such-prompt" > /dev/null 2> "inspector/$side-h1.err" || true
+  "${run[@]}" --method prompts/get --prompt-name "${p}args-prompt" --prompt-args city=Paris country=FR > "inspector/$side-h2.json" 2> "inspector/$side-h2.err" || true
+  "${run[@]}" --method resources/read --uri demo://resource/static/document/secrets.md > /dev/null 2> "inspector/$side-m1.err" || true
+done
+venv-client/bin/python - <<'PY'
+import json, re
+load = lambda side, what: json.load(open(f"inspector/{side}-{what}.json"))
+# A clock time in a dynamic resource says when it was made: not compared.
+same = lambda what: re.sub(r"\b\d{1,2}:\d{2}:\d{2}( [AP]M)?", "<time>", json.dumps(load("straight", what))) == re.sub(r"\b\d{1,2}:\d{2}:\d{2}( [AP]M)?", "<time>", json.dumps(load("gateway", what)))
+prompts = {p["name"]: p for p in load("straight", "prompts")["prompts"]}
+through = {p["name"][len("everything__"):]: {**p, "name": p["name"][len("everything__"):]} for p in load("gateway", "prompts")["prompts"] if p["name"].startswith("everything__")}
+assert prompts == through, (sorted(prompts), sorted(through))
+for what in ["simple", "args", "read", "template-read"]:
+    assert same(what), what
+# The gateway lists every connected server's resources: server-everything's are among them, unchanged.
+for what, key in [("resources", "resources"), ("templates", "resourceTemplates")]:
+    listed = load("gateway", what)[key]
+    assert all(r in listed for r in load("straight", what)[key]), what
+def error(side, what):
+    lines = [l for l in open(f"inspector/{side}-{what}.err") if l.startswith("{")]
+    return json.loads(lines[-1])["error"]["message"] if lines else None
+assert error("gateway", "h1").startswith("M1 at /params/name"), error("gateway", "h1")
+assert error("gateway", "h2").startswith("H2 at /params/arguments/country"), error("gateway", "h2")
+assert error("gateway", "m1").startswith("M1 at /params/uri"), error("gateway", "m1")
+assert "not found" in (error("straight", "h1") or ""), error("straight", "h1")
+straight_h2 = load("straight", "h2")  # the server alone ignores the undeclared argument and answers
+assert "Paris" in json.dumps(straight_h2), straight_h2
+print(f"gateway: MCP Inspector CLI, straight and through the gateway: {len(prompts)} prompts, {len(load('straight', 'resources')['resources'])} resources, "
+      f"{len(load('straight', 'templates')['resourceTemplates'])} templates listed alike, gets and reads answered alike; a made-up prompt (M1), "
+      "an undeclared prompt argument (H2, which the server alone ignores) and an unlisted URI (M1) refused by the gateway")
 PY
 
 before=$(wc -l < audit-http.jsonl)
