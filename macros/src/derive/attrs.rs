@@ -40,31 +40,37 @@ pub(crate) struct Rule {
     pub setters: Vec<TokenStream>,
     /// `pattern = "…"`, each compiled once here so that a bad one fails the build.
     pub patterns: Vec<LitStr>,
-    /// The kind each key asks for, with where it was written.
-    pub kinds: Vec<(RuleKind, Span)>,
-    /// Each key written, with its count where it takes one (for a tuple's own checks).
-    pub given: Vec<(String, Option<u64>)>,
+    /// Each key written: the kind it asks for, where, and its count where it takes one.
+    pub given: Vec<Given>,
+}
+
+/// One constraint key as written.
+pub(crate) struct Given {
+    key: String,
+    kind: RuleKind,
+    span: Span,
+    count: Option<u64>,
 }
 
 impl Rule {
     /// Whether no constraint was written.
     pub(crate) fn is_empty(&self) -> bool {
-        self.kinds.is_empty()
+        self.given.is_empty()
     }
 
     /// The count given to `key` (`min_items = 2`).
     pub(crate) fn count(&self, key: &str) -> Option<u64> {
-        self.given.iter().find(|(k, _)| k == key).and_then(|(_, n)| *n)
+        self.given.iter().find(|g| g.key == key).and_then(|g| g.count)
     }
 
     /// Whether `key` was written.
     pub(crate) fn has(&self, key: &str) -> bool {
-        self.given.iter().any(|(k, _)| k == key)
+        self.given.iter().any(|g| g.key == key)
     }
 
     /// Reports each key that does not apply to a value of kind `kind` (`None`: no table applies).
     pub(crate) fn check_kind(&self, kind: Option<RuleKind>, ty: &str, errors: &mut Errors) {
-        for (k, span) in &self.kinds {
+        for Given { kind: k, span, .. } in &self.given {
             if Some(*k) != kind {
                 let fits = match kind {
                     Some(kind) => format!("`{ty}` takes {}", kind.keys()),
@@ -89,10 +95,11 @@ impl Rule {
     fn parse(&mut self, meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
         let Some(key) = meta.path.get_ident().map(ToString::to_string) else { return Ok(false) };
         let span = meta.path.span();
+        let mut count = None;
         let kind = match key.as_str() {
             "min_length" | "max_length" | "min_items" | "max_items" => {
                 let n: u64 = meta.value()?.parse::<syn::LitInt>()?.base10_parse()?;
-                self.given.push((key.clone(), Some(n)));
+                count = Some(n);
                 let (name, n) = (format_ident!("{key}"), Literal::u64_unsuffixed(n));
                 self.setters.push(quote!(.#name(#n)));
                 if key.ends_with("length") { RuleKind::String } else { RuleKind::Array }
@@ -126,18 +133,16 @@ impl Rule {
                 RuleKind::String
             }
             "unique_items" => {
-                self.given.push((key.clone(), None));
                 self.setters.push(quote!(.unique()));
                 RuleKind::Array
             }
             "untyped" => {
-                self.given.push((key.clone(), None));
                 self.setters.push(quote!(.untyped()));
                 RuleKind::Array
             }
             _ => return Ok(false),
         };
-        self.kinds.push((kind, span));
+        self.given.push(Given { key, kind, span, count });
         Ok(true)
     }
 }
